@@ -1,0 +1,59 @@
+"""Vocabularies of grading outcomes, shared by every grading module.
+
+These are plain ``str`` enums so that they pass through process pools and land in
+tables as readable strings; :mod:`workbench.schema` turns them into ``pl.Enum`` dtypes.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["GradeStatus", "MatchReason", "ProgramStatus"]
+
+
+class GradeStatus(StrEnum):
+    """Whether a comparison could be carried out at all."""
+
+    OK = "ok"
+    NO_ANSWER = "no_answer"
+    UNPARSEABLE = "unparseable"
+    NO_GOLD = "no_gold"
+    NO_PREDICTION = "no_prediction"
+    TIMEOUT = "timeout"
+
+
+class MatchReason(StrEnum):
+    """The rule that decided a verdict: match rules first, then mismatch types."""
+
+    EXACT = "exact"
+    NORMALISED = "normalised"
+    YES_NO = "yes_no"
+    OFFICIAL_ROUND5 = "official_round5"
+    REL_TOLERANCE = "rel_tolerance"
+    REPORTED_PRECISION = "reported_precision"
+    PERCENT_READING = "percent_reading"
+    # mismatches
+    SIGN_FLIP = "sign_flip"
+    SCALE = "scale"
+    PERCENT_CONFUSION = "percent_confusion"
+    WRONG_VALUE = "wrong_value"
+    NO_ANSWER = "no_answer"
+    UNPARSEABLE = "unparseable"
+    NO_GOLD = "no_gold"
+    NO_PREDICTION = "no_prediction"
+
+
+class ProgramStatus(StrEnum):
+    """Outcome of parsing and executing a program."""
+
+    OK = "ok"
+    EMPTY = "empty"
+    PARSE_ERROR = "parse_error"
+    UNKNOWN_OPERATION = "unknown_operation"
+    BAD_ARITY = "bad_arity"
+    BAD_REFERENCE = "bad_reference"
+    BAD_ARGUMENT = "bad_argument"
+    DIVISION_BY_ZERO = "division_by_zero"
+    NUMERIC_ERROR = "numeric_error"
+    NEEDS_TABLE = "needs_table"
+    TABLE_ROW_NOT_FOUND = "table_row_not_found"
