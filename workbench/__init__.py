@@ -1,0 +1,47 @@
+"""workbench: error analysis for model outputs on numerical-reasoning question answering.
+
+The public API is small and imports lazily, so ``import workbench`` is cheap and grading
+code can run in worker processes without loading plotting or notebook libraries.
+
+Examples
+--------
+>>> import workbench
+>>> workbench.execute_program("subtract(60.94, 25.14), divide(#0, 25.14)").answer
+'1.42403'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "answers_match": "workbench.grading.compare",
+    "MatchPolicy": "workbench.grading.compare",
+    "Verdict": "workbench.grading.compare",
+    "execute_program": "workbench.grading.program",
+    "parse_program": "workbench.grading.program",
+    "ProgramResult": "workbench.grading.program",
+    "programs_equivalent": "workbench.grading.equivalence",
+    "grade_turn": "workbench.grading.turn",
+    "load_gold": "workbench.io.gold",
+    "load_predictions": "workbench.io.predictions",
+    "parse_column_map": "workbench.io.predictions",
+    "grade_predictions": "workbench.grade",
+    "grade_run": "workbench.run",
+    "resolve": "workbench.config",
+    "WorkbenchError": "workbench.errors",
+    "InputError": "workbench.errors",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS), "config", "tables", "plots"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    if name in ("config", "tables", "plots", "metrics", "report", "grading", "io"):
+        return importlib.import_module(f"workbench.{name}")
+    raise AttributeError(f"module 'workbench' has no attribute {name!r}")

@@ -15,7 +15,7 @@ from workbench.grading import patterns
 from workbench.grading.normalize import ParsedNumber, is_no_answer, normalize_answer, parse_number
 from workbench.grading.status import GradeStatus, MatchReason
 
-__all__ = ["MatchPolicy", "DEFAULT_POLICY", "Verdict", "answers_match", "gold_from_value"]
+__all__ = ["MatchPolicy", "DEFAULT_POLICY", "Verdict", "answers_match", "answer_text"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,18 +77,19 @@ class Verdict:
     detail: str
 
 
-def gold_from_value(value: object) -> str:
+def answer_text(value: object) -> str:
     """Write an executed gold value as the string :func:`answers_match` reads.
 
     Examples
     --------
-    >>> gold_from_value(0.14136), gold_from_value(18770.0), gold_from_value("yes")
+    >>> answer_text(0.14136), answer_text(18770.0), answer_text("yes")
     ('0.14136', '18770', 'yes')
     """
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int | float):
-        return f"{float(value):.12g}"
+        text = repr(float(value))  # shortest round-trip form: no digits lost
+        return text[:-2] if text.endswith(".0") else text
     return str(value).strip()
 
 
@@ -128,7 +129,7 @@ def answers_match(
     pred
         The model's answer text (``"12.57"``, ``"14.1%"``, ``"no"``, ``"N/A"``).
     gold
-        The gold answer text: an executed value written with :func:`gold_from_value`, or
+        The gold answer text: an executed value written with :func:`answer_text`, or
         a display answer.
     policy
         Tolerances and which readings count.
@@ -212,10 +213,12 @@ def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy
             True, MatchReason.REL_TOLERANCE,
             f"{p:g} is within {policy.rel_tol:g} relative tolerance of {g:g}",
         )
-    if policy.accept_reported_precision and _at_reported_precision(pred, g):
+    # the prediction's decimals count in its own units: a "%" prediction shows g * 100
+    g_as_written = g * 100.0 if pred.is_percent else g
+    if policy.accept_reported_precision and _at_reported_precision(pred, g_as_written):
         return verdict(
             True, MatchReason.REPORTED_PRECISION,
-            f"{g:g} rounded to {pred.decimals} decimals is {pred.text}",
+            f"{g_as_written:g} rounded to {pred.decimals} decimals is {pred.text}",
         )
     # (prediction rescaled to gold units, gold in the prediction's units, how it was read)
     readings = (

@@ -52,7 +52,9 @@ def normalize_answer(text: str) -> str:
     >>> normalize_answer("  **\u221214.1%**. ")
     '-14.1%'
     """
-    out = patterns.BOLD_MARKERS.sub("", text)
+    out, previous = patterns.BOLD_MARKERS.sub("", text), text
+    while out != previous:  # removing "**" from "_**_" leaves "__": repeat until stable
+        out, previous = patterns.BOLD_MARKERS.sub("", out), out
     out = patterns.UNICODE_MINUS.sub("-", out)
     out = patterns.WHITESPACE.sub(" ", out).strip()
     if out.endswith("."):
@@ -126,7 +128,12 @@ def parse_cell_number(text: str) -> float | None:
     --------
     >>> parse_cell_number("-1299 ( 1299 )"), parse_cell_number("$ 78.25"), parse_cell_number("n/a")
     (-1299.0, 78.25, None)
+    >>> parse_cell_number("(4)")
+    -4.0
     """
+    whole = parse_number(text)
+    if whole is not None:
+        return whole.value
     norm = patterns.UNICODE_MINUS.sub("-", text)
     match = patterns.FIRST_NUMBER.search(norm)
     if match is None:

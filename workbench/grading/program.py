@@ -37,8 +37,8 @@ __all__ = [
     "parse_program",
     "execute_program",
     "join_token_list",
-    "table_rows_from_columns",
-    "table_rows_from_grid",
+    "table_grid",
+    "table_rows",
     "format_node",
 ]
 
@@ -353,34 +353,49 @@ def _row_key(label: str) -> str:
     return patterns.WHITESPACE.sub(" ", label).strip().lower()
 
 
-def table_rows_from_columns(table: Mapping[str, Mapping[str, object]]) -> dict[str, list[float | None]]:
-    """Turn a reformatted ConvFinQA table ``{column: {row: value}}`` into rows.
+def table_grid(table: object) -> tuple[list[str], list[list[object]]]:
+    """Turn either ConvFinQA table layout into ``(columns, rows)``, a row being ``[label, cells...]``.
+
+    Accepts the reformatted layout ``{column: {row: value}}`` and the original layout
+    (a header row, then ``[label, cells...]`` rows).
 
     Examples
     --------
-    >>> table_rows_from_columns({"2019": {"sales": 5.0}, "2018": {"sales": "4"}})
-    {'sales': [5.0, 4.0]}
+    >>> table_grid({"2019": {"sales": 5.0}, "2018": {"sales": 4.0}})
+    (['2019', '2018'], [['sales', 5.0, 4.0]])
+    >>> table_grid([["", "2019"], ["sales", "$ 5"]])
+    (['2019'], [['sales', '$ 5']])
     """
-    rows: dict[str, list[float | None]] = {}
-    for column in table.values():
-        for label, cell in column.items():
-            rows.setdefault(_row_key(label), []).append(_cell_value(cell))
-    return rows
+    if isinstance(table, Mapping):
+        columns = [str(c) for c in table]
+        labels: dict[str, None] = {}
+        for column in table.values():
+            if isinstance(column, Mapping):
+                labels.update(dict.fromkeys(str(k) for k in column))
+        rows = [
+            [label, *[(col.get(label) if isinstance(col, Mapping) else None) for col in table.values()]]
+            for label in labels
+        ]
+        return columns, rows
+    if isinstance(table, Sequence) and not isinstance(table, str) and table:
+        header = [str(c) for c in table[0]][1:]
+        body = [list(row) for row in table[1:] if isinstance(row, Sequence) and not isinstance(row, str) and row]
+        return header, body
+    return [], []
 
 
-def table_rows_from_grid(grid: Sequence[Sequence[str]]) -> dict[str, list[float | None]]:
-    """Turn an original-layout table (header row, then ``[label, cells...]``) into rows.
+def table_rows(table: object) -> dict[str, list[float | None]]:
+    """Map each table row label to the numbers its cells show, for ``table_*`` operations.
 
     Examples
     --------
-    >>> table_rows_from_grid([["", "2019", "2018"], ["sales", "$ 5", "(4)"]])
+    >>> table_rows({"2019": {"sales": 5.0}, "2018": {"sales": "4"}})
     {'sales': [5.0, 4.0]}
+    >>> table_rows([["", "2019", "2018"], ["sales", "$ 5", "(4)"]])
+    {'sales': [5.0, -4.0]}
     """
-    rows: dict[str, list[float | None]] = {}
-    for row in list(grid)[1:]:
-        if row:
-            rows[_row_key(str(row[0]))] = [_cell_value(c) for c in row[1:]]
-    return rows
+    _, rows = table_grid(table)
+    return {_row_key(str(row[0])): [_cell_value(c) for c in row[1:]] for row in rows}
 
 
 def _cell_value(cell: object) -> float | None:
@@ -543,7 +558,7 @@ def execute_program(
         :class:`Program`.
     table
         Rows of the document's table (label to cell values) for ``table_*`` operations;
-        see :func:`table_rows_from_columns` and :func:`table_rows_from_grid`.
+        see :func:`table_rows`.
 
     Returns
     -------

@@ -1,0 +1,110 @@
+"""The ``workbench`` command.
+
+``workbench grade DATASET PREDICTIONS... --out DIR`` grades saved model outputs;
+``workbench report`` runs a notebook template and writes the executed notebook and HTML.
+Errors the user can fix are printed as one line (``workbench: error: ...``), exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from workbench.config import resolve
+from workbench.errors import ReportError, WorkbenchError
+from workbench.grade import unmatched_message
+
+__all__ = ["main", "build_parser"]
+
+logger = logging.getLogger("workbench")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="workbench", description="Error-analysis workbench for numerical-reasoning QA outputs."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    grade = sub.add_parser("grade", help="grade prediction files against a gold dataset")
+    grade.add_argument("dataset", help="gold dataset (ConvFinQA reformatted or original layout)")
+    grade.add_argument("predictions", nargs="+", help="prediction files (.jsonl, .json, .csv, .parquet)")
+    grade.add_argument("--out", required=True, type=Path, help="directory for turns.parquet, summary.json, ...")
+    _common(grade)
+
+    report = sub.add_parser("report", help="run a report template and write notebook + HTML")
+    report.add_argument("--dataset", default="", help="gold dataset (default: the bundled ConvFinQA dev set)")
+    report.add_argument("--predictions", action="append", default=[], metavar="FILE",
+                        help="prediction file; repeat for several (default: the bundled claude-sonnet-4-6 run)")
+    report.add_argument("--template", default="01-overview", help="template name under notebooks/")
+    report.add_argument("--out", type=Path, default=None, help="output directory (default: reports/<template>/)")
+    _common(report)
+    return parser
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--system", action="append", default=[], metavar="NAME",
+                        help="system name for each prediction file, in order (default: from the file)")
+    parser.add_argument("--map", action="append", default=[], metavar="SPEC", dest="maps",
+                        help="column map for files of another shape: record_id=COL,turn=COL:0|1,"
+                             "predicted_answer=COL,predicted_program=COL,raw_output=COL "
+                             "(one for all files, or one per file)")
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from workbench.run import grade_run
+
+    config = resolve(dataset=args.dataset, predictions=args.predictions, systems=args.system, column_map=args.maps)
+    run = grade_run(config)
+    paths = run.write(args.out)
+    for line in unmatched_message(run.unmatched, paths["unmatched"]):
+        print(f"workbench: warning: {line}", file=sys.stderr)
+    for system, metrics in run.summary.items():
+        print(
+            f"{system}: turn execution accuracy {metrics['turn_execution_accuracy']:.1%} "
+            f"({metrics['n_turns_correct']}/{metrics['n_turns']}), conversation "
+            f"{metrics['conversation_execution_accuracy']:.1%}, unmatched {metrics['n_unmatched']}"
+        )
+    print(f"wrote {paths['turns']}, {paths['conversations']}, {paths['summary']}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from workbench.report import run_template
+
+    # resolve() validates counts and paths before the kernel starts.
+    resolve(dataset=args.dataset, predictions=args.predictions, systems=args.system, column_map=args.maps)
+    parameters = {
+        "dataset": str(args.dataset),
+        "predictions": ";".join(str(p) for p in args.predictions),
+        "systems": ";".join(args.system),
+        "column_map": ";".join(args.maps),
+    }
+    parameters = {k: v for k, v in parameters.items() if v}
+    result = run_template(args.template, parameters=parameters, out_dir=args.out)
+    print(f"notebook: {result.notebook}")
+    print(f"html: {result.html}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    logging.basicConfig(level=logging.WARNING, format="workbench: %(levelname)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "grade":
+            return _grade(args)
+        return _report(args)
+    except ReportError as exc:
+        print(f"workbench: report failed: {exc}", file=sys.stderr)
+        return 1
+    except WorkbenchError as exc:
+        print(f"workbench: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""Run configuration: what to grade, resolved and validated in one place.
+
+Notebook templates pass their scalar parameters to :func:`resolve`; empty strings mean
+"the bundled data", so a template runs as it is on a fresh clone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.errors import UsageError
+from workbench.grading.compare import DEFAULT_POLICY, MatchPolicy
+from workbench.io.predictions import ColumnMap, parse_column_map
+
+__all__ = [
+    "RunConfig",
+    "resolve",
+    "project_root",
+    "BUNDLED_DATASET",
+    "BUNDLED_PREDICTIONS",
+    "BUNDLED_SYSTEM",
+    "split_list",
+]
+
+BUNDLED_DATASET = "data/convfinqa/dev.json"
+BUNDLED_PREDICTIONS = "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6/2026-05-04T06-35-00Z/predictions.jsonl"
+BUNDLED_SYSTEM = "claude-sonnet-4-6"
+
+
+def project_root() -> Path:
+    """The repository the package was installed from (holds ``data/SOURCES.md``), else the
+    current directory."""
+    here = Path(__file__).resolve().parents[1]
+    if (here / "data" / "SOURCES.md").exists():
+        return here
+    return Path.cwd()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunConfig:
+    """What one grading run reads.
+
+    Attributes
+    ----------
+    dataset
+        The gold file.
+    predictions
+        Prediction files, one system each.
+    systems
+        A name per prediction file, or ``None`` to name it after the file.
+    column_maps
+        A map per prediction file, or ``None`` to recognise the file's shape.
+    policy
+        The answer-matching policy.
+    """
+
+    dataset: Path
+    predictions: tuple[Path, ...]
+    systems: tuple[str | None, ...]
+    column_maps: tuple[ColumnMap | None, ...]
+    policy: MatchPolicy = field(default=DEFAULT_POLICY)
+
+
+def split_list(text: str) -> list[str]:
+    """Split a ``;``-separated parameter into its non-empty parts.
+
+    Examples
+    --------
+    >>> split_list("a.jsonl; b.csv;")
+    ['a.jsonl', 'b.csv']
+    """
+    return [p.strip() for p in text.split(";") if p.strip()]
+
+
+def _spread(name: str, values: list[str], n: int) -> list[str | None]:
+    if not values:
+        return [None] * n
+    if len(values) == 1 and n > 1 and name == "column map":
+        return values * n
+    if len(values) != n:
+        raise UsageError(
+            f"{len(values)} {name}s for {n} prediction files. Fix: give one {name} per prediction "
+            f"file, in the same order{' (or one map for all)' if name == 'column map' else ''}"
+        )
+    return list(values)
+
+
+def resolve(
+    *,
+    dataset: str | Path = "",
+    predictions: str | Path | list[str] | list[Path] = "",
+    systems: str | list[str] = "",
+    column_map: str | list[str] = "",
+    policy: MatchPolicy = DEFAULT_POLICY,
+) -> RunConfig:
+    """Validate and complete run parameters.
+
+    Empty ``dataset`` and ``predictions`` select the bundled ConvFinQA dev set and the
+    bundled claude-sonnet-4-6 run (named ``claude-sonnet-4-6``). Lists may be given as
+    Python lists or as ``;``-separated strings. Relative paths are taken from the current
+    directory, then from the project root.
+
+    Raises
+    ------
+    UsageError
+        When counts of systems or maps do not match the prediction files.
+    """
+    root = project_root()
+
+    def locate(p: str | Path) -> Path:
+        path = Path(p).expanduser()
+        if path.is_absolute() or path.exists():
+            return path
+        return root / path if (root / path).exists() else path
+
+    preds = split_list(predictions) if isinstance(predictions, str) else [str(p) for p in predictions]
+    names = split_list(systems) if isinstance(systems, str) else list(systems)
+    maps = split_list(column_map) if isinstance(column_map, str) else list(column_map)
+    if not preds:
+        preds = [BUNDLED_PREDICTIONS]
+        names = names or [BUNDLED_SYSTEM]
+    files = tuple(locate(p) for p in preds)
+    return RunConfig(
+        dataset=locate(dataset or BUNDLED_DATASET),
+        predictions=files,
+        systems=tuple(_spread("system name", names, len(files))),
+        column_maps=tuple(parse_column_map(m) if m else None for m in _spread("column map", maps, len(files))),
+        policy=policy,
+    )

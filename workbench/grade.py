@@ -1,0 +1,189 @@
+"""Grade prediction tables against a gold dataset into the graded ``turns`` table.
+
+Every gold turn gets one row per system (a turn the system did not answer is graded
+``no_prediction``); predictions that match no gold turn are kept in ``unmatched`` and
+counted, never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from workbench.grading.compare import DEFAULT_POLICY, MatchPolicy
+from workbench.grading.equivalence import final_operation
+from workbench.grading.program import TableRows, table_rows
+from workbench.grading.status import GradeStatus, MatchReason
+from workbench.grading.turn import grade_turn
+from workbench.io.gold import GoldDataset
+from workbench.schema import GRADED_TURNS, PREDICTIONS
+
+__all__ = ["GradedRun", "grade_predictions", "unmatched_reason", "unmatched_message"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GradedRun:
+    """The result of grading one or more systems on one dataset.
+
+    Attributes
+    ----------
+    turns
+        One row per ``(system, record_id, turn)`` of the gold set; see
+        :data:`workbench.schema.GRADED_TURNS`.
+    unmatched
+        Prediction rows that match no gold turn, with a ``why`` column.
+    systems
+        System names in the order they were given.
+    policy
+        The matching policy used.
+    """
+
+    turns: pl.DataFrame
+    unmatched: pl.DataFrame
+    systems: tuple[str, ...]
+    policy: MatchPolicy
+
+
+def unmatched_reason(gold: GoldDataset) -> pl.Expr:
+    """Explain why a prediction row matches no gold turn (a ``pl.Expr`` over predictions
+    joined with the record's ``n_turns``)."""
+    return (
+        pl.when(pl.col("n_turns").is_null())
+        .then(pl.lit(f"record_id not in {gold.path.name}"))
+        .otherwise(
+            pl.format("turn {} is out of range for a {}-turn conversation", pl.col("turn"), pl.col("n_turns"))
+        )
+    )
+
+
+def _tables(gold: GoldDataset, needed: set[str]) -> dict[str, TableRows]:
+    if not needed:
+        return {}
+    docs = gold.documents.filter(pl.col("doc_id").is_in(sorted(needed)))
+    out: dict[str, TableRows] = {}
+    for doc_id, table_json in docs.select("doc_id", "table_json").iter_rows():
+        grid = json.loads(table_json)
+        out[doc_id] = table_rows([["", *grid["columns"]], *grid["rows"]])
+    return out
+
+
+def _grade_rows(rows: list[dict[str, Any]], tables: dict[str, TableRows], policy: MatchPolicy) -> list[dict[str, Any]]:
+    out = []
+    for row in rows:
+        if row["_has_prediction"]:
+            grade = grade_turn(
+                predicted_answer=row["predicted_answer"],
+                predicted_program=row["predicted_program"],
+                gold_executed=row["gold_executed"],
+                gold_program=row["gold_program"],
+                table=tables.get(row["doc_id"]),
+                policy=policy,
+            )
+            verdict = grade.verdict
+            row.update(
+                answer_source=grade.answer_source,
+                correct=verdict.correct,
+                status=verdict.status.value,
+                reason=verdict.reason.value,
+                detail=verdict.detail,
+                pred_value=verdict.pred_value,
+                program_status=grade.program.status.value if grade.program else None,
+                program_correct=grade.program_correct,
+                program_detail=grade.program_detail or None,
+            )
+        else:
+            row.update(
+                answer_source="none", correct=False, status=GradeStatus.NO_PREDICTION.value,
+                reason=MatchReason.NO_PREDICTION.value, detail="the system gave no prediction for this turn",
+                pred_value=None, program_status=None, program_correct=None, program_detail=None,
+            )
+        out.append(row)
+    return out
+
+
+def grade_predictions(
+    gold: GoldDataset, predictions: pl.DataFrame | Sequence[pl.DataFrame], *, policy: MatchPolicy = DEFAULT_POLICY
+) -> GradedRun:
+    """Grade canonical prediction tables against ``gold``.
+
+    Parameters
+    ----------
+    gold
+        From :func:`workbench.io.gold.load_gold`.
+    predictions
+        One canonical table, or several (one per file); see :data:`workbench.schema.PREDICTIONS`.
+    policy
+        The answer-matching policy.
+    """
+    frames = [predictions] if isinstance(predictions, pl.DataFrame) else list(predictions)
+    preds = pl.concat([f.select(list(PREDICTIONS)) for f in frames]) if frames else pl.DataFrame(schema=PREDICTIONS)
+    systems = tuple(dict.fromkeys(preds["system"].to_list()))
+    gold_turns = gold.turns
+    last_turn = (pl.col("turn") == pl.col("n_turns") - 1).alias("is_last_turn")
+    keys = ["record_id", "turn"]
+
+    record_turns = gold_turns.group_by("record_id").agg(pl.col("n_turns").first())
+    unmatched = (
+        preds.join(gold_turns.select(keys), on=keys, how="anti")
+        .join(record_turns, on="record_id", how="left")
+        .with_columns(unmatched_reason(gold).alias("why"))
+    )
+
+    parts = []
+    for system in systems:
+        sys_preds = preds.filter(pl.col("system") == system).drop("system")
+        joined = gold_turns.join(
+            sys_preds.with_columns(pl.lit(True).alias("_has_prediction")), on=keys, how="left"
+        ).with_columns(
+            pl.lit(system).alias("system"),
+            pl.col("_has_prediction").fill_null(False),
+            last_turn,
+        )
+        parts.append(joined)
+    if not parts:
+        return GradedRun(pl.DataFrame(schema=GRADED_TURNS), unmatched, systems, policy)
+    joined = pl.concat(parts)
+    needs_table = joined.filter(pl.col("predicted_program").str.contains("table_", literal=True))
+    tables = _tables(gold, set(needs_table["doc_id"].to_list()))
+    graded_rows = _grade_rows(joined.to_dicts(), tables, policy)
+    turns = (
+        pl.DataFrame(graded_rows, infer_schema_length=None)
+        .with_columns(
+            pl.col("gold_program").map_elements(final_operation, return_dtype=pl.String).alias("operation")
+        )
+        .select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
+        .sort("system", "record_id", "turn", maintain_order=True)
+    )
+    return GradedRun(turns, unmatched, systems, policy)
+
+
+def unmatched_message(unmatched: pl.DataFrame, listed_in: object = None) -> list[str]:
+    """One line per prediction file whose rows match no gold turn: how many, the first
+    one (location, record, turn, why), and what to do.
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"source_file": ["p.jsonl"], "source_location": ["line 3"],
+    ...     "record_id": ["X"], "turn": [0], "why": ["record_id not in dev.json"]})
+    >>> unmatched_message(rows)[0][:73]
+    "p.jsonl: 1 prediction row matches no gold turn; first at line 3, record "
+    """
+    lines = []
+    for (source,), part in unmatched.group_by("source_file", maintain_order=True):
+        first = part.row(0, named=True)
+        n = part.height
+        where = f" and are listed in {listed_in}" if listed_in else ""
+        lines.append(
+            f"{source}: {n} prediction row{'s' if n != 1 else ''} match{'es' if n == 1 else ''} no gold turn; "
+            f"first at {first['source_location']}, record '{first['record_id']}' turn {first['turn']}: "
+            f"{first['why']}. They are counted as n_unmatched{where}. Fix: check that the "
+            "predictions belong to this dataset and that turns count from 0 (or say turn=COL:1 in --map)"
+        )
+    return lines

@@ -1,0 +1,90 @@
+"""Write graded outputs: ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``
+and ``summary.json``, each written atomically (a temporary file, then a rename)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench.grade import GradedRun
+from workbench.io.gold import GoldDataset
+from workbench.metrics import conversations, summarize
+
+__all__ = ["file_sha256", "write_atomic", "write_graded"]
+
+
+def file_sha256(path: str | Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def write_graded(
+    run: GradedRun, gold: GoldDataset, prediction_files: Sequence[tuple[Path, str]], out_dir: str | Path
+) -> dict[str, Path]:
+    """Write a graded run into ``out_dir`` and return the paths written.
+
+    ``prediction_files`` pairs each input file with the system it was read as, for the
+    manifest in ``summary.json``.
+    """
+    out = Path(out_dir)
+    from workbench import __version__
+
+    summary: dict[str, Any] = {
+        "workbench_version": __version__,
+        "dataset": {
+            "path": str(gold.path),
+            "sha256": file_sha256(gold.path),
+            "layout": gold.layout,
+            "n_turns": gold.turns.height,
+            "n_conversations": gold.documents.height,
+        },
+        "predictions": [
+            {"path": str(p), "sha256": file_sha256(p), "system": s} for p, s in prediction_files
+        ],
+        "policy": dataclasses.asdict(run.policy),
+        "systems": summarize(run.turns, run.unmatched, run.policy.name, run.systems),
+    }
+    paths = {
+        "turns": out / "turns.parquet",
+        "conversations": out / "conversations.parquet",
+        "unmatched": out / "unmatched.parquet",
+        "summary": out / "summary.json",
+    }
+    frames: dict[str, pl.DataFrame] = {
+        "turns": run.turns,
+        "conversations": conversations(run.turns),
+        "unmatched": run.unmatched,
+    }
+    for name, frame in frames.items():
+        write_atomic(paths[name], frame.write_parquet)
+    text = json.dumps(summary, indent=2, sort_keys=False) + "\n"
+    write_atomic(paths["summary"], lambda p: p.write_text(text, encoding="utf-8"))
+    return paths

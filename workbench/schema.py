@@ -1,0 +1,114 @@
+"""Table schemas: one tidy table per grain, keys first.
+
+* gold ``turns``: one row per ``(record_id, turn)`` of a dataset;
+* ``documents``: one row per ``doc_id`` (text and table, for drill-down);
+* ``predictions``: the canonical model-output table;
+* graded ``turns``: one row per ``(system, record_id, turn)``;
+* ``conversations``: derived from graded turns by a ``group_by``, never edited.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from workbench.grading.status import GradeStatus, MatchReason, ProgramStatus
+
+__all__ = [
+    "GOLD_KEYS",
+    "GOLD_TURNS",
+    "DOCUMENTS",
+    "PREDICTION_KEYS",
+    "PREDICTIONS",
+    "PREDICTION_TARGETS",
+    "GRADED_KEYS",
+    "GRADED_TURNS",
+    "STATUS_DTYPE",
+    "REASON_DTYPE",
+    "PROGRAM_STATUS_DTYPE",
+]
+
+STATUS_DTYPE = pl.Enum([s.value for s in GradeStatus])
+REASON_DTYPE = pl.Enum([r.value for r in MatchReason])
+PROGRAM_STATUS_DTYPE = pl.Enum([s.value for s in ProgramStatus])
+
+GOLD_KEYS = ("record_id", "turn")
+
+GOLD_TURNS: dict[str, pl.DataType] = {
+    "record_id": pl.String(),
+    "turn": pl.Int32(),
+    "question": pl.String(),
+    "gold_answer": pl.String(),  # display answer as the dataset writes it ("14.1%")
+    "gold_executed": pl.String(),  # executed answer as text ("0.14136", "yes")
+    "gold_value": pl.Float64(),  # executed answer as a number (null for yes/no)
+    "gold_program": pl.String(),
+    "qa_split": pl.Boolean(),
+    "n_turns": pl.Int32(),
+    "has_type2_question": pl.Boolean(),
+    "has_duplicate_columns": pl.Boolean(),
+    "has_non_numeric_values": pl.Boolean(),
+    "doc_id": pl.String(),
+}
+
+DOCUMENTS: dict[str, pl.DataType] = {
+    "doc_id": pl.String(),
+    "filename": pl.String(),
+    "pre_text": pl.String(),
+    "post_text": pl.String(),
+    "table_json": pl.String(),  # {"columns": [...], "rows": [[label, cell, ...], ...]}
+}
+
+PREDICTION_KEYS = ("record_id", "turn")
+
+#: Columns a prediction file can supply, and whether each is required.
+PREDICTION_TARGETS: dict[str, bool] = {
+    "record_id": True,
+    "turn": True,
+    "system": False,
+    "predicted_answer": False,
+    "predicted_program": False,
+    "raw_output": False,
+}
+
+PREDICTIONS: dict[str, pl.DataType] = {
+    "record_id": pl.String(),
+    "turn": pl.Int32(),
+    "system": pl.String(),
+    "predicted_answer": pl.String(),
+    "predicted_program": pl.String(),
+    "raw_output": pl.String(),
+    "source_file": pl.String(),
+    "source_location": pl.String(),  # "line 12", "record 3", "row 7"
+}
+
+GRADED_KEYS = ("system", "record_id", "turn")
+
+GRADED_TURNS: dict[str, pl.DataType] = {
+    "system": pl.String(),
+    "record_id": pl.String(),
+    "turn": pl.Int32(),
+    "question": pl.String(),
+    "gold_answer": pl.String(),
+    "gold_executed": pl.String(),
+    "gold_program": pl.String(),
+    "predicted_answer": pl.String(),
+    "predicted_program": pl.String(),
+    "answer_source": pl.String(),  # "answer" | "program" | "none"
+    "correct": pl.Boolean(),
+    "status": STATUS_DTYPE,
+    "reason": REASON_DTYPE,
+    "detail": pl.String(),
+    "pred_value": pl.Float64(),
+    "gold_value": pl.Float64(),
+    "program_status": PROGRAM_STATUS_DTYPE,
+    "program_correct": pl.Boolean(),
+    "program_detail": pl.String(),
+    "qa_split": pl.Boolean(),
+    "n_turns": pl.Int32(),
+    "is_last_turn": pl.Boolean(),
+    "has_type2_question": pl.Boolean(),
+    "has_duplicate_columns": pl.Boolean(),
+    "has_non_numeric_values": pl.Boolean(),
+    "operation": pl.String(),
+    "raw_output": pl.String(),
+    "source_location": pl.String(),
+}
