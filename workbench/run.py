@@ -49,7 +49,9 @@ class Run:
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
         """Write ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet`` and
-        ``summary.json`` into ``out_dir``."""
+        ``summary.json`` into ``out_dir``; an empty ``out_dir`` writes nothing."""
+        if not str(out_dir):
+            return {}
         return write_graded(self.graded, self.gold, self.prediction_files, out_dir)
 
     def _repr_html_(self) -> str:

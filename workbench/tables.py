@@ -15,7 +15,9 @@ import polars as pl
 if TYPE_CHECKING:
     from workbench.run import Run
 
-__all__ = ["HtmlBlock", "html_table", "headline", "failed_turns", "run_overview", "unmatched_rows"]
+__all__ = [
+    "HtmlBlock", "html_table", "headline", "failed_turns", "run_overview", "unmatched_rows", "files_written",
+]
 
 _METRICS = (
     ("turn_execution_accuracy", "Turn execution acc."),
@@ -101,6 +103,14 @@ def failed_turns(turns: pl.DataFrame, *, limit: int = 2000) -> HtmlBlock:
     return html_table(
         failed, caption=f"Failed turns ({failed.height})", css_class="wb-table wb-failed", max_rows=limit
     )
+
+
+def files_written(paths: dict[str, Any]) -> HtmlBlock:
+    """Say which graded tables were written, or that none were."""
+    if not paths:
+        return HtmlBlock('<p class="wb-note">Graded tables not written (set <code>graded_dir</code> to keep them).</p>')
+    items = "".join(f"<li>{html.escape(k)}: <code>{html.escape(str(v))}</code></li>" for k, v in paths.items())
+    return HtmlBlock(f'<p class="wb-note">Graded tables written:</p><ul class="wb-note">{items}</ul>')
 
 
 def unmatched_rows(unmatched: pl.DataFrame) -> pl.DataFrame:

@@ -482,6 +482,8 @@ class _Executor:
 
     def run(self, node: Node, top: int) -> Value:
         if isinstance(node, Num | Const):
+            if not math.isfinite(node.value):  # a literal such as 1e999
+                raise _ExecutionError(ProgramStatus.NUMERIC_ERROR, f"{format_node(node)} is not finite")
             return node.value
         if isinstance(node, Ref):
             if node.index >= len(self.results):

@@ -1,0 +1,34 @@
+# Two entry points for a fresh machine: `make report` and `make test`.
+# Each creates .venv and installs the project with its dev extras when missing;
+# a second run skips what is already done (the stamp is newer than pyproject.toml).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup report test test-package test-notebooks lint clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+report: $(STAMP)
+	$(BIN)/workbench report
+
+test: test-package test-notebooks
+
+test-package: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadscope tests workbench
+
+test-notebooks: $(STAMP)
+	$(BIN)/python -m pytest --nbval-lax -p no:python -p no:cacheprovider notebooks/
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) reports/*/ .pytest_cache .hypothesis

@@ -1,0 +1,89 @@
+"""Report templates: papermill smoke run, unknown parameters, failing cells, HTML safety."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import plotly.graph_objects as go
+import polars as pl
+import pytest
+
+from workbench import tables
+from workbench.errors import ReportError, UsageError
+from workbench.report import render_html, run_template, template_parameters, template_path
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURE_PARAMS = {
+    "dataset": str(REPO / "tests/fixtures/convfinqa/dev_small.json"),
+    "predictions": str(REPO / "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"),
+    "systems": "claude-small",
+}
+HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
+
+
+def test_every_template_has_documented_parameters() -> None:
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+        assert len(tagged) == 1, path
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), f"{path} has outputs"
+        params = template_parameters(path)
+        assert params, path
+        assert all(p["help"] for p in params.values()), f"{path}: a parameter has no help text"
+        assert not any("def " in c.source for c in nb.cells if c.cell_type == "code")
+
+
+def test_papermill_smoke_run_writes_notebook_and_offline_html(tmp_path: Path) -> None:
+    result = run_template("01-overview", parameters={**FIXTURE_PARAMS, "graded_dir": str(tmp_path / "graded")},
+                          out_dir=tmp_path)
+    assert result.notebook.exists() and result.html.exists()
+    page = result.html.read_text(encoding="utf-8")
+    assert page.count('class="plotly-figure"') == 2
+    assert "Headline metrics" in page and "Failed turns" in page and "claude-small" in page
+    assert not re.search(r"<script[^>]+src=", page), "the report must not fetch scripts"
+    assert "workbench.config.resolve" not in page, "code cells must not be in the HTML"
+    assert (tmp_path / "graded/turns.parquet").exists() and (tmp_path / "graded/summary.json").exists()
+    executed = nbformat.read(result.notebook, as_version=4)
+    assert not [o for c in executed.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+
+
+def test_unknown_parameter_is_refused_with_the_known_ones() -> None:
+    with pytest.raises(UsageError, match=r"no parameter colour.*dataset, predictions"):
+        run_template("01-overview", parameters={"colour": "red"})
+
+
+def test_unknown_template_lists_templates() -> None:
+    with pytest.raises(UsageError, match="01-overview"):
+        template_path("99-nothing")
+
+
+def test_failing_cell_names_cell_and_error_and_keeps_notebook(tmp_path: Path) -> None:
+    params = {**FIXTURE_PARAMS, "dataset": str(tmp_path / "missing.json")}
+    with pytest.raises(ReportError, match=r"cell \d+ failed with InputError: .*missing.json: file not found") as info:
+        run_template("01-overview", parameters=params, out_dir=tmp_path)
+    kept = Path(str(info.value).rsplit(" ", 1)[-1])
+    assert kept.exists() and kept.parent == tmp_path
+
+
+def test_model_output_is_escaped_in_tables() -> None:
+    turns = pl.DataFrame({
+        "system": ["s"], "record_id": ["r"], "turn": [0], "operation": ["lookup"], "question": [HOSTILE],
+        "gold_answer": ["1"], "gold_executed": ["1"], "predicted_answer": [HOSTILE], "predicted_program": [None],
+        "reason": ["wrong_value"], "detail": [HOSTILE], "correct": [False],
+    })
+    markup = tables.failed_turns(turns).markup
+    assert "<script>" not in markup and "<img" not in markup
+    assert markup.count("&lt;script&gt;window.__pwned=1&lt;/script&gt;") == 3
+
+
+def test_figure_json_cannot_close_its_script_tag() -> None:
+    fig = go.Figure(go.Bar(x=[HOSTILE], y=[1]), layout={"title": "</script><script>window.__pwned=3</script>"})
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("fig")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"application/vnd.plotly.v1+json": fig.to_plotly_json()})]
+    nb.cells = [cell]
+    page = render_html(nb, title="t")
+    assert "window.__pwned=3</script>" not in page and HOSTILE not in page
+    assert page.count('class="plotly-figure"') == 1 and "Plotly.newPlot" in page
