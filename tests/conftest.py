@@ -13,10 +13,7 @@ from workbench.io.gold import GoldDataset, load_gold
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
-CLAUDE_RUN = (
-    REPO / "data" / "predictions" / "convfinqa" / "zarifaziz-claude-sonnet-4-6"
-    / "2026-05-04T06-35-00Z"
-)
+CLAUDE_RUN = REPO / "data" / "predictions" / "convfinqa" / "zarifaziz-claude-sonnet-4-6" / "2026-05-04T06-35-00Z"
 
 
 @pytest.fixture(scope="session")

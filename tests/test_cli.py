@@ -34,8 +34,13 @@ def test_grade_writes_tables_and_summary(tmp_path: Path, capsys: pytest.CaptureF
     summary = json.loads((tmp_path / "summary.json").read_text())
     metrics = summary["systems"]["claude"]
     assert metrics["n_turns"] == 42 and metrics["n_unmatched"] == 0 and metrics["n_missing"] == 0
-    for key in ("turn_execution_accuracy", "conversation_execution_accuracy", "all_turns_correct_rate",
-                "turn_program_accuracy", "conversation_program_accuracy"):
+    for key in (
+        "turn_execution_accuracy",
+        "conversation_execution_accuracy",
+        "all_turns_correct_rate",
+        "turn_program_accuracy",
+        "conversation_program_accuracy",
+    ):
         assert 0.0 <= metrics[key] <= 1.0
     turns = pl.read_parquet(tmp_path / "turns.parquet")
     convs = pl.read_parquet(tmp_path / "conversations.parquet")
@@ -91,20 +96,40 @@ def test_duplicate_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_map_names_missing_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "outputs.csv"
     src.write_text("rid,q_order,ans\nSingle_MRO/2007/page_134.pdf-1,1,60.94\n", encoding="utf-8")
-    code, _, err = _run(capsys, "grade", str(GOLD), str(src), "--out", str(tmp_path / "o"),
-                        "--map", "record_id=report_id_x,turn=q_order:1,predicted_answer=ans")
+    code, _, err = _run(
+        capsys,
+        "grade",
+        str(GOLD),
+        str(src),
+        "--out",
+        str(tmp_path / "o"),
+        "--map",
+        "record_id=report_id_x,turn=q_order:1,predicted_answer=ans",
+    )
     assert code == 2
     _assert_one_clear_line(err, str(src), "report_id_x", "rid, q_order, ans")
 
 
 def test_map_reads_other_shape_with_one_based_turns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "outputs.csv"
-    src.write_text("rid,q_order,ans\nSingle_MRO/2007/page_134.pdf-1,1,60.94\nSingle_MRO/2007/page_134.pdf-1,2,99\n",
-                   encoding="utf-8")
-    code, _, err = _run(capsys, "grade", str(GOLD), str(src), "--out", str(tmp_path / "o"),
-                        "--map", "record_id=rid,turn=q_order:1,predicted_answer=ans")
+    src.write_text(
+        "rid,q_order,ans\nSingle_MRO/2007/page_134.pdf-1,1,60.94\nSingle_MRO/2007/page_134.pdf-1,2,99\n",
+        encoding="utf-8",
+    )
+    code, _, err = _run(
+        capsys,
+        "grade",
+        str(GOLD),
+        str(src),
+        "--out",
+        str(tmp_path / "o"),
+        "--map",
+        "record_id=rid,turn=q_order:1,predicted_answer=ans",
+    )
     assert code == 0, err
-    turns = pl.read_parquet(tmp_path / "o/turns.parquet").filter(pl.col("record_id") == "Single_MRO/2007/page_134.pdf-1")
+    turns = pl.read_parquet(tmp_path / "o/turns.parquet").filter(
+        pl.col("record_id") == "Single_MRO/2007/page_134.pdf-1"
+    )
     assert turns.sort("turn")["correct"].to_list()[:2] == [True, False]  # gold turn 0 = 60.94, turn 1 = 25.14
 
 
@@ -118,8 +143,14 @@ def test_unknown_record_id_is_counted_and_reported(tmp_path: Path, capsys: pytes
     bad.write_text("\n".join([*lines, json.dumps(row), json.dumps(out_of_range)]) + "\n", encoding="utf-8")
     code, _, err = _run(capsys, "grade", str(GOLD), str(bad), "--out", str(tmp_path / "o"))
     assert code == 0
-    _assert_one_clear_line(err, str(bad), "2 prediction rows", f"line {len(lines) + 1}",
-                           "Single_NOPE/2001/page_1.pdf-1", "record_id not in dev_small.json")
+    _assert_one_clear_line(
+        err,
+        str(bad),
+        "2 prediction rows",
+        f"line {len(lines) + 1}",
+        "Single_NOPE/2001/page_1.pdf-1",
+        "record_id not in dev_small.json",
+    )
     summary = json.loads((tmp_path / "o/summary.json").read_text())
     assert next(iter(summary["systems"].values()))["n_unmatched"] == 2
     unmatched = pl.read_parquet(tmp_path / "o/unmatched.parquet")
@@ -133,7 +164,8 @@ def test_missing_dataset_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_system_count_must_match_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _run(capsys, "grade", str(GOLD), str(PREDS), "--system", "a", "--system", "b",
-                        "--out", str(tmp_path / "o"))
+    code, _, err = _run(
+        capsys, "grade", str(GOLD), str(PREDS), "--system", "a", "--system", "b", "--out", str(tmp_path / "o")
+    )
     assert code == 2
     _assert_one_clear_line(err, "2 system names for 1 prediction files")

@@ -22,12 +22,21 @@ FIXTURE_PARAMS = {
 def test_template_passes_nbval_on_fixture(template: Path, tmp_path: Path) -> None:
     copy = tmp_path / template.name
     # prepare_only: inject the parameters cell without executing; nbval then runs the copy.
-    papermill.execute_notebook(str(template), str(copy), parameters=FIXTURE_PARAMS, prepare_only=True,
-                               kernel_name="python3", progress_bar=False)
+    papermill.execute_notebook(
+        str(template),
+        str(copy),
+        parameters=FIXTURE_PARAMS,
+        prepare_only=True,
+        kernel_name="python3",
+        progress_bar=False,
+    )
     nb = nbformat.read(copy, as_version=4)
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:cacheprovider", "-q", str(copy)],
-        capture_output=True, text=True, cwd=tmp_path, check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     n_code = sum(1 for c in nb.cells if c.cell_type == "code")

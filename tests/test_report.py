@@ -36,8 +36,9 @@ def test_every_template_has_documented_parameters() -> None:
 
 
 def test_papermill_smoke_run_writes_notebook_and_offline_html(tmp_path: Path) -> None:
-    result = run_template("01-overview", parameters={**FIXTURE_PARAMS, "graded_dir": str(tmp_path / "graded")},
-                          out_dir=tmp_path)
+    result = run_template(
+        "01-overview", parameters={**FIXTURE_PARAMS, "graded_dir": str(tmp_path / "graded")}, out_dir=tmp_path
+    )
     assert result.notebook.exists() and result.html.exists()
     page = result.html.read_text(encoding="utf-8")
     assert page.count('class="plotly-figure"') == 2
@@ -68,11 +69,22 @@ def test_failing_cell_names_cell_and_error_and_keeps_notebook(tmp_path: Path) ->
 
 
 def test_model_output_is_escaped_in_tables() -> None:
-    turns = pl.DataFrame({
-        "system": ["s"], "record_id": ["r"], "turn": [0], "operation": ["lookup"], "question": [HOSTILE],
-        "gold_answer": ["1"], "gold_executed": ["1"], "predicted_answer": [HOSTILE], "predicted_program": [None],
-        "reason": ["wrong_value"], "detail": [HOSTILE], "correct": [False],
-    })
+    turns = pl.DataFrame(
+        {
+            "system": ["s"],
+            "record_id": ["r"],
+            "turn": [0],
+            "operation": ["lookup"],
+            "question": [HOSTILE],
+            "gold_answer": ["1"],
+            "gold_executed": ["1"],
+            "predicted_answer": [HOSTILE],
+            "predicted_program": [None],
+            "reason": ["wrong_value"],
+            "detail": [HOSTILE],
+            "correct": [False],
+        }
+    )
     markup = tables.failed_turns(turns).markup
     assert "<script>" not in markup and "<img" not in markup
     assert markup.count("&lt;script&gt;window.__pwned=1&lt;/script&gt;") == 3
@@ -82,7 +94,9 @@ def test_figure_json_cannot_close_its_script_tag() -> None:
     fig = go.Figure(go.Bar(x=[HOSTILE], y=[1]), layout={"title": "</script><script>window.__pwned=3</script>"})
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("fig")
-    cell.outputs = [nbformat.v4.new_output("display_data", data={"application/vnd.plotly.v1+json": fig.to_plotly_json()})]
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", data={"application/vnd.plotly.v1+json": fig.to_plotly_json()})
+    ]
     nb.cells = [cell]
     page = render_html(nb, title="t")
     assert "window.__pwned=3</script>" not in page and HOSTILE not in page

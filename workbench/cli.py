@@ -37,8 +37,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="run a report template and write notebook + HTML")
     report.add_argument("--dataset", default="", help="gold dataset (default: the bundled ConvFinQA dev set)")
-    report.add_argument("--predictions", action="append", default=[], metavar="FILE",
-                        help="prediction file; repeat for several (default: the bundled claude-sonnet-4-6 run)")
+    report.add_argument(
+        "--predictions",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="prediction file; repeat for several (default: the bundled claude-sonnet-4-6 run)",
+    )
     report.add_argument("--template", default="01-overview", help="template name under notebooks/")
     report.add_argument("--out", type=Path, default=None, help="output directory (default: reports/<template>/)")
     _common(report)
@@ -46,12 +51,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--system", action="append", default=[], metavar="NAME",
-                        help="system name for each prediction file, in order (default: from the file)")
-    parser.add_argument("--map", action="append", default=[], metavar="SPEC", dest="maps",
-                        help="column map for files of another shape: record_id=COL,turn=COL:0|1,"
-                             "predicted_answer=COL,predicted_program=COL,raw_output=COL "
-                             "(one for all files, or one per file)")
+    parser.add_argument(
+        "--system",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="system name for each prediction file, in order (default: from the file)",
+    )
+    parser.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        dest="maps",
+        help="column map for files of another shape: record_id=COL,turn=COL:0|1,"
+        "predicted_answer=COL,predicted_program=COL,raw_output=COL "
+        "(one for all files, or one per file)",
+    )
 
 
 def _grade(args: argparse.Namespace) -> int:

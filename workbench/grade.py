@@ -57,9 +57,7 @@ def unmatched_reason(gold: GoldDataset) -> pl.Expr:
     return (
         pl.when(pl.col("n_turns").is_null())
         .then(pl.lit(f"record_id not in {gold.path.name}"))
-        .otherwise(
-            pl.format("turn {} is out of range for a {}-turn conversation", pl.col("turn"), pl.col("n_turns"))
-        )
+        .otherwise(pl.format("turn {} is out of range for a {}-turn conversation", pl.col("turn"), pl.col("n_turns")))
     )
 
 
@@ -100,9 +98,15 @@ def _grade_rows(rows: list[dict[str, Any]], tables: dict[str, TableRows], policy
             )
         else:
             row.update(
-                answer_source="none", correct=False, status=GradeStatus.NO_PREDICTION.value,
-                reason=MatchReason.NO_PREDICTION.value, detail="the system gave no prediction for this turn",
-                pred_value=None, program_status=None, program_correct=None, program_detail=None,
+                answer_source="none",
+                correct=False,
+                status=GradeStatus.NO_PREDICTION.value,
+                reason=MatchReason.NO_PREDICTION.value,
+                detail="the system gave no prediction for this turn",
+                pred_value=None,
+                program_status=None,
+                program_correct=None,
+                program_detail=None,
             )
         out.append(row)
     return out
@@ -155,9 +159,7 @@ def grade_predictions(
     graded_rows = _grade_rows(joined.to_dicts(), tables, policy)
     turns = (
         pl.DataFrame(graded_rows, infer_schema_length=None)
-        .with_columns(
-            pl.col("gold_program").map_elements(final_operation, return_dtype=pl.String).alias("operation")
-        )
+        .with_columns(pl.col("gold_program").map_elements(final_operation, return_dtype=pl.String).alias("operation"))
         .select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
         .sort("system", "record_id", "turn", maintain_order=True)
     )
@@ -172,8 +174,9 @@ def unmatched_message(unmatched: pl.DataFrame, listed_in: object = None) -> list
     --------
     >>> rows = pl.DataFrame({"source_file": ["p.jsonl"], "source_location": ["line 3"],
     ...     "record_id": ["X"], "turn": [0], "why": ["record_id not in dev.json"]})
-    >>> unmatched_message(rows)[0][:73]
-    "p.jsonl: 1 prediction row matches no gold turn; first at line 3, record "
+    >>> unmatched_message(rows)[0][:58]
+    'p.jsonl: 1 prediction row matches no gold turn; first at l'
+
     """
     lines = []
     for (source,), part in unmatched.group_by("source_file", maintain_order=True):

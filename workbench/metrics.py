@@ -86,13 +86,13 @@ def summarize(
         }
         if t["predicted_program"].is_not_null().any():
             row["turn_program_accuracy"] = t.select(turn_program_accuracy()).item()
-            row["conversation_program_accuracy"] = (
-                c["final_program_correct"].fill_null(False).cast(pl.Float64).mean()
-            )
+            row["conversation_program_accuracy"] = c["final_program_correct"].fill_null(False).cast(pl.Float64).mean()
         row["reasons"] = dict(
-            t.group_by("reason").len().sort("len", descending=True).select(
-                pl.col("reason").cast(pl.String), "len"
-            ).iter_rows()
+            t.group_by("reason")
+            .len()
+            .sort("len", descending=True)
+            .select(pl.col("reason").cast(pl.String), "len")
+            .iter_rows()
         )
         out[system] = row
     return out

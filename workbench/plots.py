@@ -29,8 +29,10 @@ def accuracy_by_turn(turns: pl.DataFrame) -> go.Figure:
             )
         )
     fig.update_layout(
-        title="Accuracy by turn index", xaxis_title="turn index (0 = first question)",
-        yaxis={"title": "turn execution accuracy", "tickformat": ".0%", "range": [0, 1.02]}, **_LAYOUT,
+        title="Accuracy by turn index",
+        xaxis_title="turn index (0 = first question)",
+        yaxis={"title": "turn execution accuracy", "tickformat": ".0%", "range": [0, 1.02]},
+        **_LAYOUT,
     )
     return fig
 
@@ -54,8 +56,10 @@ def accuracy_by_operation(turns: pl.DataFrame) -> go.Figure:
             )
         )
     fig.update_layout(
-        title="Accuracy by operation (final step of the gold program)", barmode="group",
+        title="Accuracy by operation (final step of the gold program)",
+        barmode="group",
         xaxis={"title": "operation", "categoryorder": "array", "categoryarray": order},
-        yaxis={"title": "turn execution accuracy", "tickformat": ".0%", "range": [0, 1.02]}, **_LAYOUT,
+        yaxis={"title": "turn execution accuracy", "tickformat": ".0%", "range": [0, 1.02]},
+        **_LAYOUT,
     )
     return fig

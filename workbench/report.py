@@ -121,8 +121,7 @@ def run_template(
     unknown = sorted(set(params) - set(known))
     if unknown:
         raise UsageError(
-            f"template {path.stem} has no parameter {', '.join(unknown)}. "
-            f"Fix: use one of {', '.join(known)}"
+            f"template {path.stem} has no parameter {', '.join(unknown)}. Fix: use one of {', '.join(known)}"
         )
     out = Path(out_dir) if out_dir else project_root() / "reports" / path.stem
     out.mkdir(parents=True, exist_ok=True)
@@ -131,8 +130,12 @@ def run_template(
     html_out = out / f"{slug}.html"
     try:
         papermill.execute_notebook(
-            str(path), str(notebook_out), parameters=params, kernel_name="python3",
-            progress_bar=False, cwd=str(project_root()),
+            str(path),
+            str(notebook_out),
+            parameters=params,
+            kernel_name="python3",
+            progress_bar=False,
+            cwd=str(project_root()),
         )
     except papermill.PapermillExecutionError as exc:
         raise ReportError(
@@ -174,9 +177,8 @@ def _output_html(output: Any, counter: list[int]) -> str:
         counter[0] += 1
         fig_id = f"wb-fig-{counter[0]}"
         spec = data["application/vnd.plotly.v1+json"]
-        return (
-            f'<div class="plotly-figure" id="{fig_id}"></div>'
-            + _json_script({"data": spec.get("data", []), "layout": spec.get("layout", {})}, f"{fig_id}-spec")
+        return f'<div class="plotly-figure" id="{fig_id}"></div>' + _json_script(
+            {"data": spec.get("data", []), "layout": spec.get("layout", {})}, f"{fig_id}-spec"
         )
     if "text/html" in data:
         return f'<div class="wb-output">{data["text/html"]}</div>'
@@ -213,12 +215,11 @@ def render_html(notebook: Any, *, title: str) -> str:
         from plotly.offline import get_plotlyjs
 
         head_js = (
-            "<script>window.PlotlyConfig = {MathJaxConfig: 'local'};</script>\n"
-            f"<script>{get_plotlyjs()}</script>"
+            f"<script>window.PlotlyConfig = {{MathJaxConfig: 'local'}};</script>\n<script>{get_plotlyjs()}</script>"
         )
         tail_js = f"<script>{_PLOT_BOOT}</script>"
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(title)}</title>"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
         f"<style>{_CSS}</style>{head_js}</head><body><main>{''.join(parts)}</main>{tail_js}</body></html>\n"
     )

@@ -43,9 +43,7 @@ class Run:
 
     @property
     def summary(self) -> dict[str, dict[str, Any]]:
-        return summarize(
-            self.graded.turns, self.graded.unmatched, self.graded.policy.name, self.graded.systems
-        )
+        return summarize(self.graded.turns, self.graded.unmatched, self.graded.policy.name, self.graded.systems)
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
         """Write ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet`` and

@@ -16,7 +16,13 @@ if TYPE_CHECKING:
     from workbench.run import Run
 
 __all__ = [
-    "HtmlBlock", "html_table", "headline", "failed_turns", "run_overview", "unmatched_rows", "files_written",
+    "HtmlBlock",
+    "html_table",
+    "headline",
+    "failed_turns",
+    "run_overview",
+    "unmatched_rows",
+    "files_written",
 ]
 
 _METRICS = (
@@ -57,7 +63,9 @@ def _cell(value: Any) -> str:
     return f"<td>{html.escape(str(value))}</td>"
 
 
-def html_table(frame: pl.DataFrame, *, caption: str = "", css_class: str = "wb-table", max_rows: int | None = None) -> HtmlBlock:
+def html_table(
+    frame: pl.DataFrame, *, caption: str = "", css_class: str = "wb-table", max_rows: int | None = None
+) -> HtmlBlock:
     """Render a frame as an escaped HTML table.
 
     Examples
@@ -94,15 +102,19 @@ def headline(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
 def failed_turns(turns: pl.DataFrame, *, limit: int = 2000) -> HtmlBlock:
     """The failed turns with the grader's reason, worst systems' failures first."""
     failed = turns.filter(~pl.col("correct")).select(
-        "system", "record_id", "turn", "operation", "question",
+        "system",
+        "record_id",
+        "turn",
+        "operation",
+        "question",
         pl.col("gold_answer").alias("gold (display)"),
         pl.col("gold_executed").alias("gold (executed)"),
-        "predicted_answer", "predicted_program",
-        pl.col("reason").cast(pl.String), "detail",
+        "predicted_answer",
+        "predicted_program",
+        pl.col("reason").cast(pl.String),
+        "detail",
     )
-    return html_table(
-        failed, caption=f"Failed turns ({failed.height})", css_class="wb-table wb-failed", max_rows=limit
-    )
+    return html_table(failed, caption=f"Failed turns ({failed.height})", css_class="wb-table wb-failed", max_rows=limit)
 
 
 def files_written(paths: dict[str, Any]) -> HtmlBlock:

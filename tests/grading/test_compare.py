@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from workbench.grading.compare import (
@@ -77,7 +77,10 @@ def test_disagreements_with_upstream_are_the_known_ones(claude_rows: list[dict])
         verdict = answers_match(r["predicted_answer"], answer_text(r["gold"]))
         if verdict.correct != r["correct"]:
             found[(r["record_id"], r["turn_idx"])] = (
-                r["predicted_answer"], r["gold"], r["correct"], verdict.reason.value,
+                r["predicted_answer"],
+                r["gold"],
+                r["correct"],
+                verdict.reason.value,
             )
     new = {k: v for k, v in found.items() if UPSTREAM_DISAGREEMENTS.get(k) != v}
     gone = {k: v for k, v in UPSTREAM_DISAGREEMENTS.items() if k not in found}
@@ -157,7 +160,9 @@ def test_match_rules(
 ) -> None:
     verdict = answers_match(pred, gold, policy=policy)
     assert (verdict.correct, verdict.status, verdict.reason) == (
-        correct, GradeStatus(status), MatchReason(reason),
+        correct,
+        GradeStatus(status),
+        MatchReason(reason),
     ), verdict.detail
     assert verdict.detail
 
@@ -186,10 +191,19 @@ def test_stricter_tolerance_rejects_what_default_accepts() -> None:
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(0.14136, "0.14136"), (18770.0, "18770"), (3, "3"), ("yes", "yes"), (True, "yes"),
-     (False, "no"), (" 14.1% ", "14.1%"), (1e-05, "1e-05"),
-     # no digits lost on large values (dev Double_AMT/2010/page_34.pdf turn 5)
-     (22556579533.35, "22556579533.35"), (123456789012345.0, "123456789012345")],
+    [
+        (0.14136, "0.14136"),
+        (18770.0, "18770"),
+        (3, "3"),
+        ("yes", "yes"),
+        (True, "yes"),
+        (False, "no"),
+        (" 14.1% ", "14.1%"),
+        (1e-05, "1e-05"),
+        # no digits lost on large values (dev Double_AMT/2010/page_34.pdf turn 5)
+        (22556579533.35, "22556579533.35"),
+        (123456789012345.0, "123456789012345"),
+    ],
 )
 def test_answer_text(value: object, text: str) -> None:
     assert answer_text(value) == text
@@ -203,6 +217,7 @@ _FORMATS = ("{!r}", "{:.6f}", "{:,.6f}", "{:g}", "{:,.2f}", "{:.3%}", "$ {:,.2f}
 @given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(_FORMATS))
 def test_a_formatted_number_matches_itself(value: float, fmt: str) -> None:
     text = fmt.format(value)
+    assume("inf" not in text)  # '{:.3%}' of a value near the float limit overflows
     verdict = answers_match(text, text)
     assert verdict.correct and verdict.reason is MatchReason.EXACT, (text, verdict)
 

@@ -119,9 +119,7 @@ def _boolean(text: str) -> bool | None:
     return match.group("word").lower() in ("yes", "true")
 
 
-def answers_match(
-    pred: str | None, gold: str | None, *, policy: MatchPolicy = DEFAULT_POLICY
-) -> Verdict:
+def answers_match(pred: str | None, gold: str | None, *, policy: MatchPolicy = DEFAULT_POLICY) -> Verdict:
     """Decide whether a predicted answer matches the gold answer.
 
     Parameters
@@ -160,7 +158,11 @@ def answers_match(
         return Verdict(False, GradeStatus.NO_GOLD, MatchReason.NO_GOLD, None, None, "no gold answer")
     if pred is None or is_no_answer(pred):
         return Verdict(
-            False, GradeStatus.NO_ANSWER, MatchReason.NO_ANSWER, None, None,
+            False,
+            GradeStatus.NO_ANSWER,
+            MatchReason.NO_ANSWER,
+            None,
+            None,
             f"the output gives no answer ({pred!r})",
         )
     gold_bool = _boolean(gold)
@@ -168,12 +170,20 @@ def answers_match(
         pred_bool = _boolean(pred)
         if pred_bool is None:
             return Verdict(
-                False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, None,
+                False,
+                GradeStatus.OK,
+                MatchReason.WRONG_VALUE,
+                None,
+                None,
                 f"gold is {'yes' if gold_bool else 'no'}; the prediction {pred!r} is not yes/no",
             )
         ok = pred_bool == gold_bool
         return Verdict(
-            ok, GradeStatus.OK, MatchReason.YES_NO if ok else MatchReason.WRONG_VALUE, None, None,
+            ok,
+            GradeStatus.OK,
+            MatchReason.YES_NO if ok else MatchReason.WRONG_VALUE,
+            None,
+            None,
             f"gold {'yes' if gold_bool else 'no'}, predicted {'yes' if pred_bool else 'no'}",
         )
     gold_number = parse_number(gold)
@@ -183,7 +193,11 @@ def answers_match(
     g = gold_number.fraction
     if pred_number is None:
         return Verdict(
-            False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, g,
+            False,
+            GradeStatus.UNPARSEABLE,
+            MatchReason.UNPARSEABLE,
+            None,
+            g,
             f"no number could be read from {pred!r}",
         )
     return _compare_numbers(pred_number, gold_number, policy)
@@ -192,7 +206,11 @@ def answers_match(
 def _compare_text(pred: str, gold: str) -> Verdict:
     ok = normalize_answer(pred) == normalize_answer(gold)
     return Verdict(
-        ok, GradeStatus.OK, MatchReason.NORMALISED if ok else MatchReason.WRONG_VALUE, None, None,
+        ok,
+        GradeStatus.OK,
+        MatchReason.NORMALISED if ok else MatchReason.WRONG_VALUE,
+        None,
+        None,
         f"text comparison of {pred!r} with {gold!r}",
     )
 
@@ -210,14 +228,16 @@ def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy
     both_integers = _is_integer_text(pred) and _is_integer_text(gold) and g == int(g)
     if not (policy.integers_exact and both_integers) and _close(p, g, policy.rel_tol):
         return verdict(
-            True, MatchReason.REL_TOLERANCE,
+            True,
+            MatchReason.REL_TOLERANCE,
             f"{p:g} is within {policy.rel_tol:g} relative tolerance of {g:g}",
         )
     # the prediction's decimals count in its own units: a "%" prediction shows g * 100
     g_as_written = g * 100.0 if pred.is_percent else g
     if policy.accept_reported_precision and _at_reported_precision(pred, g_as_written):
         return verdict(
-            True, MatchReason.REPORTED_PRECISION,
+            True,
+            MatchReason.REPORTED_PRECISION,
             f"{g_as_written:g} rounded to {pred.decimals} decimals is {pred.text}",
         )
     # (prediction rescaled to gold units, gold in the prediction's units, how it was read)
@@ -230,17 +250,11 @@ def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy
     for value, gold_in_pred_units, how in readings:
         if g == 0:
             break
-        precise = policy.accept_reported_precision and _at_reported_precision(
-            pred, gold_in_pred_units
-        )
+        precise = policy.accept_reported_precision and _at_reported_precision(pred, gold_in_pred_units)
         if _close(value, g, policy.rel_tol) or precise:
             if policy.accept_percent_reading:
-                return verdict(
-                    True, MatchReason.PERCENT_READING, f"{pred.text} read {how} is {value:g} = {g:g}"
-                )
-            return verdict(
-                False, MatchReason.PERCENT_CONFUSION, f"{pred.text} matches {g:g} only read {how}"
-            )
+                return verdict(True, MatchReason.PERCENT_READING, f"{pred.text} read {how} is {value:g} = {g:g}")
+            return verdict(False, MatchReason.PERCENT_CONFUSION, f"{pred.text} matches {g:g} only read {how}")
     return _mismatch(pred, gold, policy, verdict)
 
 

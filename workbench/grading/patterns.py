@@ -18,6 +18,7 @@ __all__ = [
     "YES_NO",
     "STEP_REFERENCE",
     "CONST_NAME",
+    "PROGRAM_NUMBER",
     "PROGRAM_TOKEN",
     "MAP_TURN_BASE",
     "RUN_TIMESTAMP_DIR",
@@ -60,11 +61,14 @@ STEP_REFERENCE = re.compile(r"^#(?P<index>\d+)$")
 #: A named constant of the FinQA DSL: ``const_100``, ``const_m1``.
 CONST_NAME = re.compile(r"^const_(?P<neg>m)?(?P<digits>\d+(?:\.\d+)?)$", re.IGNORECASE)
 
+#: A number inside a program: no thousands separators, so ``add(100,200)`` has two arguments.
+PROGRAM_NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+
 #: Tokens of the program language: names (ops, constants, table row labels are quoted
 #: elsewhere), numbers with optional percent, step references, punctuation.
 PROGRAM_TOKEN = re.compile(
     r"\s*(?:"
-    rf"(?P<number>{NUMBER_LITERAL}%?)"
+    rf"(?P<number>{PROGRAM_NUMBER}%?)"
     r"|(?P<ref>#\d+)"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?P<punct>\*\*|[-+*/^(),])"

@@ -513,13 +513,9 @@ class _Executor:
         try:
             result = operation.compute(*values)
         except ZeroDivisionError:
-            raise _ExecutionError(
-                ProgramStatus.DIVISION_BY_ZERO, f"{format_node(node)} divides by zero"
-            ) from None
+            raise _ExecutionError(ProgramStatus.DIVISION_BY_ZERO, f"{format_node(node)} divides by zero") from None
         except (OverflowError, ValueError) as exc:
-            raise _ExecutionError(
-                ProgramStatus.NUMERIC_ERROR, f"{format_node(node)}: {exc}"
-            ) from None
+            raise _ExecutionError(ProgramStatus.NUMERIC_ERROR, f"{format_node(node)}: {exc}") from None
         if isinstance(result, float) and not math.isfinite(result):
             raise _ExecutionError(ProgramStatus.NUMERIC_ERROR, f"{format_node(node)} is not finite")
         self._record(top, node, values, result)
@@ -528,14 +524,10 @@ class _Executor:
     def _table(self, node: Call, operation: Operation, top: int) -> Value:
         label = node.args[0].text if node.args and isinstance(node.args[0], TableArg) else ""
         if self.table is None:
-            raise _ExecutionError(
-                ProgramStatus.NEEDS_TABLE, f"{node.op}({label}) needs the document's table"
-            )
+            raise _ExecutionError(ProgramStatus.NEEDS_TABLE, f"{node.op}({label}) needs the document's table")
         row = self.table.get(_row_key(label))
         if row is None:
-            raise _ExecutionError(
-                ProgramStatus.TABLE_ROW_NOT_FOUND, f"no table row named {label!r}"
-            )
+            raise _ExecutionError(ProgramStatus.TABLE_ROW_NOT_FOUND, f"no table row named {label!r}")
         numbers = [v for v in row if v is not None]
         if not numbers:
             raise _ExecutionError(ProgramStatus.BAD_ARGUMENT, f"table row {label!r} has no numbers")
@@ -548,9 +540,7 @@ class _Executor:
         self.trace.append(Step(top, node.op, args, values, result))
 
 
-def execute_program(
-    program: str | Sequence[str] | Program, *, table: TableRows | None = None
-) -> ProgramResult:
+def execute_program(program: str | Sequence[str] | Program, *, table: TableRows | None = None) -> ProgramResult:
     """Parse and execute a program; never raises for a bad program.
 
     Parameters
@@ -594,9 +584,7 @@ def execute_program(
     except _ExecutionError as exc:
         return ProgramResult(exc.status, None, tuple(executor.trace), str(exc))
     except RecursionError:
-        return ProgramResult(
-            ProgramStatus.NUMERIC_ERROR, None, tuple(executor.trace), "program nests too deeply"
-        )
+        return ProgramResult(ProgramStatus.NUMERIC_ERROR, None, tuple(executor.trace), "program nests too deeply")
     return ProgramResult(
         ProgramStatus.OK,
         executor.results[-1],

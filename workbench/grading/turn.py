@@ -68,7 +68,11 @@ def grade_turn(
         source = "program"
     elif program is not None:
         verdict = Verdict(
-            False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None,
+            False,
+            GradeStatus.UNPARSEABLE,
+            MatchReason.UNPARSEABLE,
+            None,
+            None,
             f"no answer, and the program fails: {program.message}",
         )
         source = "program"

@@ -98,8 +98,10 @@ class _Record:
     def __init__(self, path: Path, index: int, raw: object) -> None:
         if not isinstance(raw, dict):
             raise InputError(
-                str(path), f"expected an object, found {type(raw).__name__}",
-                location=f"record {index}", fix="each record must be a JSON object",
+                str(path),
+                f"expected an object, found {type(raw).__name__}",
+                location=f"record {index}",
+                fix="each record must be a JSON object",
             )
         self.path, self.raw = path, raw
         self.id = str(raw.get("id", f"#{index}"))
@@ -112,7 +114,9 @@ class _Record:
                 if default is not ...:
                     return default
                 raise InputError(
-                    str(self.path), "missing field", location=self.location,
+                    str(self.path),
+                    "missing field",
+                    location=self.location,
                     field=".".join(keys[: depth + 1]),
                     fix="add the field, or check that the file is in the layout it looks like",
                 )
@@ -120,8 +124,11 @@ class _Record:
         if not isinstance(value, kind):
             names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
             raise InputError(
-                str(self.path), f"expected {names}, found {type(value).__name__}",
-                location=self.location, field=".".join(keys), fix=f"make it a {names}",
+                str(self.path),
+                f"expected {names}, found {type(value).__name__}",
+                location=self.location,
+                field=".".join(keys),
+                fix=f"make it a {names}",
             )
         return value
 
@@ -129,8 +136,11 @@ class _Record:
         for name, values in field_lists.items():
             if len(values) != n:
                 raise InputError(
-                    str(self.path), f"has {len(values)} entries where the conversation has {n} turns",
-                    location=self.location, field=name, fix="give one entry per turn",
+                    str(self.path),
+                    f"has {len(values)} entries where the conversation has {n} turns",
+                    location=self.location,
+                    field=name,
+                    fix="give one entry per turn",
                 )
 
 
@@ -173,8 +183,15 @@ def _gold_value(executed: object) -> float | None:
 
 
 def _turn_row(
-    rec: _Record, turn: int, n: int, question: str, answer: object, executed: object,
-    program: object, qa_split: object, flags: tuple[bool, bool, bool],
+    rec: _Record,
+    turn: int,
+    n: int,
+    question: str,
+    answer: object,
+    executed: object,
+    program: object,
+    qa_split: object,
+    flags: tuple[bool, bool, bool],
 ) -> dict[str, Any]:
     return {
         "record_id": rec.id,
@@ -202,8 +219,12 @@ def _reformatted(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     executed = rec.get("dialogue", "executed_answers", kind=list)
     splits = rec.get("dialogue", "qa_split", kind=list, default=[None] * n)
     rec.same_length(
-        {"dialogue.conv_answers": answers, "dialogue.turn_program": programs,
-         "dialogue.executed_answers": executed, "dialogue.qa_split": splits},
+        {
+            "dialogue.conv_answers": answers,
+            "dialogue.turn_program": programs,
+            "dialogue.executed_answers": executed,
+            "dialogue.qa_split": splits,
+        },
         n,
     )
     features = rec.get("features", kind=dict, default={})
@@ -229,8 +250,7 @@ def _original(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     executed = rec.get("annotation", "exe_ans_list", kind=list, default=[None] * n)
     splits = rec.get("annotation", "qa_split", kind=list, default=[None] * n)
     rec.same_length(
-        {"annotation.turn_program": programs, "annotation.exe_ans_list": executed,
-         "annotation.qa_split": splits},
+        {"annotation.turn_program": programs, "annotation.exe_ans_list": executed, "annotation.qa_split": splits},
         n,
     )
     # The original layout has display answers only for the question each half ends with.
@@ -262,13 +282,15 @@ def _ghchen99(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     for i, turn in enumerate(conversation):
         if not isinstance(turn, dict) or "question" not in turn:
             raise InputError(
-                str(rec.path), "turn without a question", location=f"{rec.location}, turn {i}",
-                field="conversation.question", fix="give each turn a 'question'",
+                str(rec.path),
+                "turn without a question",
+                location=f"{rec.location}, turn {i}",
+                field="conversation.question",
+                fix="give each turn a 'question'",
             )
         executed = turn.get("expected_answer")
         rows.append(
-            _turn_row(rec, i, n, str(turn["question"]), executed, executed,
-                      turn.get("expected_program"), None, flags)
+            _turn_row(rec, i, n, str(turn["question"]), executed, executed, turn.get("expected_program"), None, flags)
         )
     return rows, _document(rec, report.get("pre_text"), report.get("post_text"), table)
 
@@ -281,8 +303,11 @@ def _build(path: Path, layout: Layout, records: Iterable[object], read_one) -> G
         rec = _Record(path, index, raw)
         if rec.id in seen:
             raise InputError(
-                str(path), f"record id '{rec.id}' appears twice (records {seen[rec.id]} and {index})",
-                location=rec.location, field="id", fix="remove or rename the duplicate record",
+                str(path),
+                f"record id '{rec.id}' appears twice (records {seen[rec.id]} and {index})",
+                location=rec.location,
+                field="id",
+                fix="remove or rename the duplicate record",
             )
         seen[rec.id] = index
         turn_rows, doc = read_one(rec)

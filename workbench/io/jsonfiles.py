@@ -26,7 +26,9 @@ def read_text(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = path.read_bytes()[: exc.start].count(b"\n") + 1
         raise InputError(
-            str(path), f"bytes that are not UTF-8 ({exc.reason})", location=f"line {line}",
+            str(path),
+            f"bytes that are not UTF-8 ({exc.reason})",
+            location=f"line {line}",
             fix="save the file as UTF-8",
         ) from None
 
@@ -40,7 +42,9 @@ def read_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
-            str(path), f"invalid JSON ({exc.msg}, column {exc.colno})", location=f"line {exc.lineno}",
+            str(path),
+            f"invalid JSON ({exc.msg}, column {exc.colno})",
+            location=f"line {exc.lineno}",
             fix="repair the JSON at that place (a truncated file ends early)",
         ) from None
 
@@ -57,12 +61,16 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(
-                str(path), f"invalid JSON ({exc.msg}, column {exc.colno})", location=f"line {number}",
+                str(path),
+                f"invalid JSON ({exc.msg}, column {exc.colno})",
+                location=f"line {number}",
                 fix="repair or remove that line",
             ) from None
         if not isinstance(obj, dict):
             raise InputError(
-                str(path), f"expected a JSON object, found {type(obj).__name__}",
-                location=f"line {number}", fix="write one JSON object per line",
+                str(path),
+                f"expected a JSON object, found {type(obj).__name__}",
+                location=f"line {number}",
+                fix="write one JSON object per line",
             )
         yield number, obj

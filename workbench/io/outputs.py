@@ -66,9 +66,7 @@ def write_graded(
             "n_turns": gold.turns.height,
             "n_conversations": gold.documents.height,
         },
-        "predictions": [
-            {"path": str(p), "sha256": file_sha256(p), "system": s} for p, s in prediction_files
-        ],
+        "predictions": [{"path": str(p), "sha256": file_sha256(p), "system": s} for p, s in prediction_files],
         "policy": dataclasses.asdict(run.policy),
         "systems": summarize(run.turns, run.unmatched, run.policy.name, run.systems),
     }

@@ -75,9 +75,7 @@ def parse_column_map(spec: str) -> ColumnMap:
         if not sep or not source:
             raise UsageError(f"--map: '{part}' is not NAME=COLUMN. Fix: write e.g. record_id=report_id_x")
         if target not in PREDICTION_TARGETS:
-            raise UsageError(
-                f"--map: unknown name '{target}'. Fix: use one of {', '.join(PREDICTION_TARGETS)}"
-            )
+            raise UsageError(f"--map: unknown name '{target}'. Fix: use one of {', '.join(PREDICTION_TARGETS)}")
         if target == "turn":
             match = patterns.MAP_TURN_BASE.match(source)
             if match is None:
@@ -133,18 +131,23 @@ def _read_rows(path: Path) -> _Rows | pl.DataFrame:
         try:
             return pl.read_csv(path, infer_schema=False, separator="\t" if suffix == ".tsv" else ",")
         except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as exc:
-            raise InputError(str(path), f"not a readable CSV ({exc})".splitlines()[0],
-                             fix="check the delimiter, quoting and header row") from None
+            raise InputError(
+                str(path),
+                f"not a readable CSV ({exc})".splitlines()[0],
+                fix="check the delimiter, quoting and header row",
+            ) from None
     if suffix == ".parquet":
         if not path.exists():
             raise InputError(str(path), "file not found", fix="check the path")
         try:
             return pl.read_parquet(path)
         except Exception as exc:  # noqa: BLE001 - polars raises several types for bad files
-            raise InputError(str(path), f"not a readable Parquet file ({type(exc).__name__})",
-                             fix="re-export the file as Parquet") from None
+            raise InputError(
+                str(path), f"not a readable Parquet file ({type(exc).__name__})", fix="re-export the file as Parquet"
+            ) from None
     raise InputError(
-        str(path), f"unknown file type '{suffix or '(none)'}'",
+        str(path),
+        f"unknown file type '{suffix or '(none)'}'",
         fix="give a .jsonl, .json, .csv or .parquet file",
     )
 
@@ -164,12 +167,20 @@ def _json_rows(path: Path, data: Any) -> _Rows:
         if len(lists) == 1:
             data = lists[0]
     if not isinstance(data, list):
-        raise InputError(str(path), "expected a list of records", location="top level",
-                         fix="give a JSON list of objects, or JSON Lines")
+        raise InputError(
+            str(path),
+            "expected a list of records",
+            location="top level",
+            fix="give a JSON list of objects, or JSON Lines",
+        )
     for index, obj in enumerate(data):
         if not isinstance(obj, dict):
-            raise InputError(str(path), f"expected an object, found {type(obj).__name__}",
-                             location=f"record {index}", fix="make every record a JSON object")
+            raise InputError(
+                str(path),
+                f"expected an object, found {type(obj).__name__}",
+                location=f"record {index}",
+                fix="make every record a JSON object",
+            )
     if data and "conversation" in data[0] and "id" in data[0]:
         return _ghchen99_predictions(path, data)
     return _Rows(data, [f"record {i}" for i in range(len(data))], _union_keys(data))
@@ -180,16 +191,23 @@ def _ghchen99_predictions(path: Path, data: list[dict[str, Any]]) -> _Rows:
     for index, obj in enumerate(data):
         conversation = obj.get("conversation")
         if not isinstance(conversation, list):
-            raise InputError(str(path), "expected a list of turns", location=f"record {index} (id '{obj.get('id')}')",
-                             field="conversation", fix="give each record a 'conversation' list")
+            raise InputError(
+                str(path),
+                "expected a list of turns",
+                location=f"record {index} (id '{obj.get('id')}')",
+                field="conversation",
+                fix="give each record a 'conversation' list",
+            )
         for turn, item in enumerate(conversation):
             item = item if isinstance(item, dict) else {}
-            records.append({
-                "record_id": obj.get("id"),
-                "turn": turn,
-                "predicted_answer": item.get("predicted_answer"),
-                "predicted_program": item.get("predicted_program"),
-            })
+            records.append(
+                {
+                    "record_id": obj.get("id"),
+                    "turn": turn,
+                    "predicted_answer": item.get("predicted_answer"),
+                    "predicted_program": item.get("predicted_program"),
+                }
+            )
             locations.append(f"record {index} (id '{obj.get('id')}'), turn {turn}")
     return _Rows(records, locations, ["record_id", "turn", "predicted_answer", "predicted_program"])
 
@@ -201,15 +219,21 @@ def _ghchen99_results(path: Path, results: list[Any]) -> _Rows:
         qid = obj.get("question_id") if isinstance(obj, dict) else None
         record_id, sep, turn = str(qid).rpartition("-")
         if not isinstance(qid, str) or not sep or not turn.isdigit():
-            raise InputError(str(path), f"question_id {qid!r} is not '<record id>-<turn>'",
-                             location=location, field="question_id",
-                             fix="write question_id as the record id, a hyphen, and the 0-based turn")
-        records.append({
-            "record_id": record_id,
-            "turn": int(turn),
-            "predicted_answer": obj.get("predicted_answer"),
-            "predicted_program": obj.get("predicted_program"),
-        })
+            raise InputError(
+                str(path),
+                f"question_id {qid!r} is not '<record id>-<turn>'",
+                location=location,
+                field="question_id",
+                fix="write question_id as the record id, a hyphen, and the 0-based turn",
+            )
+        records.append(
+            {
+                "record_id": record_id,
+                "turn": int(turn),
+                "predicted_answer": obj.get("predicted_answer"),
+                "predicted_program": obj.get("predicted_program"),
+            }
+        )
         locations.append(f"{location} (question_id '{qid}')")
     return _Rows(records, locations, ["record_id", "turn", "predicted_answer", "predicted_program"])
 
@@ -237,7 +261,8 @@ def _detect_map(path: Path, columns: Sequence[str]) -> ColumnMap:
     if not missing:
         missing = ["predicted_answer or predicted_program"]
     raise InputError(
-        str(path), f"missing column {', '.join(repr(m) for m in missing)} (columns found: "
+        str(path),
+        f"missing column {', '.join(repr(m) for m in missing)} (columns found: "
         f"{', '.join(columns[:12])}{', ...' if len(columns) > 12 else ''})",
         field=missing[0],
         fix="rename the columns, or map them: --map record_id=COL,turn=COL:0,predicted_answer=COL",
@@ -248,17 +273,27 @@ def _check_map(path: Path, column_map: ColumnMap, columns: Sequence[str]) -> Non
     for target, source in column_map.columns.items():
         if source not in columns:
             raise InputError(
-                str(path), f"column '{source}' named by --map for {target} does not exist "
+                str(path),
+                f"column '{source}' named by --map for {target} does not exist "
                 f"(columns found: {', '.join(columns[:12])}{', ...' if len(columns) > 12 else ''})",
-                field=source, fix="name one of the columns found in --map",
+                field=source,
+                fix="name one of the columns found in --map",
             )
     for required in ("record_id", "turn"):
         if required not in column_map.columns:
-            raise InputError(str(path), f"--map does not say which column is {required}",
-                             field=required, fix=f"add {required}=COL to --map")
+            raise InputError(
+                str(path),
+                f"--map does not say which column is {required}",
+                field=required,
+                fix=f"add {required}=COL to --map",
+            )
     if not {"predicted_answer", "predicted_program"} & set(column_map.columns):
-        raise InputError(str(path), "--map names neither predicted_answer nor predicted_program",
-                         field="predicted_answer", fix="add predicted_answer=COL or predicted_program=COL")
+        raise InputError(
+            str(path),
+            "--map names neither predicted_answer nor predicted_program",
+            field="predicted_answer",
+            fix="add predicted_answer=COL or predicted_program=COL",
+        )
 
 
 # --------------------------------------------------------------------------- values
@@ -284,12 +319,19 @@ def _turn(path: Path, location: str, value: Any, base: int, source: str) -> int:
     else:
         ok = False
     if not ok:
-        raise InputError(str(path), f"turn {value!r} is not a whole number", location=location,
-                         field=source, fix="give the turn index as an integer")
+        raise InputError(
+            str(path),
+            f"turn {value!r} is not a whole number",
+            location=location,
+            field=source,
+            fix="give the turn index as an integer",
+        )
     if value < base:
         raise InputError(
-            str(path), f"turn {value} is below {base}, the first turn this map says the file uses",
-            location=location, field=source,
+            str(path),
+            f"turn {value} is below {base}, the first turn this map says the file uses",
+            location=location,
+            field=source,
             fix=f"if turns count from 0, say turn={source}:0 in --map" if base == 1 else "turns start at 0",
         )
     return value - base
@@ -332,27 +374,36 @@ def load_predictions(
     for obj, location in zip(raw.records, raw.locations, strict=True):
         record_id = obj.get(rid_col)
         if record_id is None or not str(record_id).strip():
-            raise InputError(str(path), "empty record id", location=location, field=rid_col,
-                             fix="give every row the id of the conversation it answers")
+            raise InputError(
+                str(path),
+                "empty record id",
+                location=location,
+                field=rid_col,
+                fix="give every row the id of the conversation it answers",
+            )
         turn = _turn(path, location, obj.get(turn_col), cmap.turn_base, turn_col)
         row_system = _text(obj.get(cmap.columns["system"])) if "system" in cmap.columns else None
         row_system = system or row_system or name
         key = (row_system, str(record_id), turn)
         if key in seen:
             raise InputError(
-                str(path), f"duplicate (record_id, turn) = ('{key[1]}', {turn}); first at {seen[key]}",
-                location=location, field=f"{rid_col}, {turn_col}",
+                str(path),
+                f"duplicate (record_id, turn) = ('{key[1]}', {turn}); first at {seen[key]}",
+                location=location,
+                field=f"{rid_col}, {turn_col}",
                 fix="keep one prediction per turn, or split the runs into files, one system each",
             )
         seen[key] = location
-        rows.append({
-            "record_id": key[1],
-            "turn": turn,
-            "system": row_system,
-            "predicted_answer": _text(obj.get(cmap.columns.get("predicted_answer", ""))),
-            "predicted_program": _text(obj.get(cmap.columns.get("predicted_program", ""))),
-            "raw_output": _text(obj.get(cmap.columns.get("raw_output", ""))),
-            "source_file": str(path),
-            "source_location": location,
-        })
+        rows.append(
+            {
+                "record_id": key[1],
+                "turn": turn,
+                "system": row_system,
+                "predicted_answer": _text(obj.get(cmap.columns.get("predicted_answer", ""))),
+                "predicted_program": _text(obj.get(cmap.columns.get("predicted_program", ""))),
+                "raw_output": _text(obj.get(cmap.columns.get("raw_output", ""))),
+                "source_file": str(path),
+                "source_location": location,
+            }
+        )
     return pl.DataFrame(rows, schema=PREDICTIONS)

@@ -1,0 +1,319 @@
+"""Loading prediction files of each shape, and the errors bad prediction files give."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench.errors import InputError, UsageError
+from workbench.io.predictions import ColumnMap, default_system_name, load_predictions, parse_column_map
+from workbench.schema import PREDICTIONS
+
+
+def _jsonl(path: Path, *objects: dict) -> Path:
+    path.write_text("".join(json.dumps(o) + "\n" for o in objects), encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- shapes
+def test_zarifaziz_run_is_detected(claude_run_path: Path) -> None:
+    preds = load_predictions(claude_run_path)
+    assert preds.schema == pl.Schema(PREDICTIONS)
+    assert preds.height == 1490
+    assert preds["system"].unique().to_list() == ["zarifaziz-claude-sonnet-4-6@2026-05-04T06-35-00Z"]
+    raw = json.loads(claude_run_path.read_text(encoding="utf-8").splitlines()[0])
+    first = preds.row(0, named=True)
+    assert (first["record_id"], first["turn"]) == (raw["record_id"], raw["turn_idx"])
+    assert first["predicted_answer"] == raw["predicted_answer"]
+    assert first["predicted_program"] == raw["predicted_calculation"]
+    assert first["raw_output"] == raw["predicted_reasoning"]
+    assert first["source_location"] == "line 1"
+    assert preds.select("record_id", "turn").is_duplicated().sum() == 0
+
+
+def test_zarifaziz_fixture_is_named_after_its_file(zarifaziz_small_path: Path) -> None:
+    preds = load_predictions(zarifaziz_small_path)
+    assert preds.height == 42
+    assert set(preds["system"]) == {"zarifaziz_dev_small"}
+    assert load_predictions(zarifaziz_small_path, system="mine")["system"].unique().to_list() == ["mine"]
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("runs/gpt4/outputs.csv", "gpt4"),  # generic stem: the folder names the system
+        ("tora-70b.jsonl", "tora-70b"),
+        ("m/2026-05-04T06-35-00Z/predictions.jsonl", "m@2026-05-04T06-35-00Z"),  # run folder
+    ],
+)
+def test_default_system_name(path: str, name: str) -> None:
+    assert default_system_name(Path(path)) == name
+
+
+@pytest.mark.parametrize("fixture", ["ghchen99_predictions_path", "ghchen99_results_path"])
+def test_ghchen99_shapes(fixture: str, request: pytest.FixtureRequest) -> None:
+    path: Path = request.getfixturevalue(fixture)
+    preds = load_predictions(path)
+    assert preds.height == 355
+    assert preds["record_id"].n_unique() == 100
+    first = preds.row(0, named=True)
+    assert (first["record_id"], first["turn"]) == ("Single_JKHY/2009/page_28.pdf-3", 0)
+    assert (first["predicted_answer"], first["predicted_program"]) == ("174247", "174247")
+    # record ids that contain hyphens keep them; the turn is what follows the last hyphen
+    assert preds.filter(pl.col("record_id").str.ends_with(".pdf-3"))["turn"].max() >= 1
+    assert preds.select("record_id", "turn").is_duplicated().sum() == 0
+
+
+def test_ghchen99_shapes_agree(ghchen99_predictions_path: Path, ghchen99_results_path: Path) -> None:
+    columns = ["record_id", "turn", "predicted_answer", "predicted_program"]
+    a = load_predictions(ghchen99_predictions_path).select(columns).sort("record_id", "turn")
+    b = load_predictions(ghchen99_results_path).select(columns).sort("record_id", "turn")
+    assert a.equals(b)
+
+
+def test_results_question_id_splits_on_last_hyphen(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(
+        json.dumps(
+            {
+                "results": [
+                    {"question_id": "Single_A-B/2010/page_1.pdf-12-3", "predicted_answer": 1.5},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    row = load_predictions(path).row(0, named=True)
+    assert (row["record_id"], row["turn"], row["predicted_answer"]) == ("Single_A-B/2010/page_1.pdf-12", 3, "1.5")
+
+
+CANONICAL = {
+    "record_id": ["r1", "r1", "r2"],
+    "turn": [0, 1, 0],
+    "predicted_answer": ["1.5", "yes", None],
+    "predicted_program": ["divide(3, 2)", None, "add(1, 2)"],
+}
+
+
+@pytest.mark.parametrize(
+    ("suffix", "locations"),
+    [
+        (".csv", ["line 2", "line 3", "line 4"]),
+        (".jsonl", ["line 1", "line 2", "line 3"]),
+        (".parquet", ["row 1", "row 2", "row 3"]),
+        (".json", ["record 0", "record 1", "record 2"]),
+    ],
+)
+def test_canonical_files(tmp_path: Path, suffix: str, locations: list[str]) -> None:
+    frame = pl.DataFrame(CANONICAL)
+    path = tmp_path / f"mymodel{suffix}"
+    if suffix == ".csv":
+        frame.write_csv(path)
+    elif suffix == ".jsonl":
+        frame.write_ndjson(path)
+    elif suffix == ".parquet":
+        frame.write_parquet(path)
+    else:
+        path.write_text(json.dumps(frame.to_dicts()), encoding="utf-8")
+    preds = load_predictions(path)
+    assert preds.schema == pl.Schema(PREDICTIONS)
+    assert preds.select(list(CANONICAL)).to_dict(as_series=False) == CANONICAL
+    assert preds["system"].unique().to_list() == ["mymodel"]
+    assert preds["source_location"].to_list() == locations
+    assert preds["source_file"].unique().to_list() == [str(path)]
+
+
+def test_several_systems_in_one_file(tmp_path: Path) -> None:
+    path = tmp_path / "runs.csv"
+    path.write_text("system,record_id,turn,predicted_answer\na,r,0,1\na,r,1,2\nb,r,0,3\n", encoding="utf-8")
+    preds = load_predictions(path)
+    assert preds.select("system", "record_id", "turn", "predicted_answer").rows() == [
+        ("a", "r", 0, "1"),
+        ("a", "r", 1, "2"),
+        ("b", "r", 0, "3"),
+    ]
+    # a name given by the caller wins over the column, and then (r, 0) appears twice
+    with pytest.raises(InputError, match="duplicate"):
+        load_predictions(path, system="one")
+
+
+def test_numbers_in_json_become_answer_text(tmp_path: Path) -> None:
+    path = _jsonl(
+        tmp_path / "p.jsonl",
+        {"record_id": "r", "turn": 0, "predicted_answer": 0.14136},
+        {"record_id": "r", "turn": "1", "predicted_answer": True},
+        {"record_id": "r", "turn": 2.0, "predicted_program": ["add(", "1", "2", ")"]},
+    )
+    preds = load_predictions(path)
+    assert preds["turn"].to_list() == [0, 1, 2]
+    assert preds["predicted_answer"].to_list() == ["0.14136", "yes", None]
+    assert preds["predicted_program"].to_list()[2] == "add( 1 2 )"
+
+
+# --------------------------------------------------------------------------- column maps
+def test_parse_column_map() -> None:
+    cmap = parse_column_map("record_id=report_id_x, turn=q_order:1, predicted_answer=ans")
+    assert cmap == ColumnMap(
+        columns={"record_id": "report_id_x", "turn": "q_order", "predicted_answer": "ans"}, turn_base=1
+    )
+    assert parse_column_map("record_id=a,turn=t:0,predicted_program=p").turn_base == 0
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragments"),
+    [
+        ("record_id=a,turn=q,predicted_answer=x", ["counts turns from 0 or 1", "turn=q:0 or turn=q:1"]),
+        ("record_id=a,turn=q:2", ["'q:2'"]),
+        ("answer=a", ["unknown name 'answer'", "record_id, turn"]),
+        ("record_id", ["'record_id' is not NAME=COLUMN"]),
+        ("record_id=", ["is not NAME=COLUMN"]),
+    ],
+)
+def test_bad_column_maps(spec: str, fragments: list[str]) -> None:
+    with pytest.raises(UsageError) as info:
+        parse_column_map(spec)
+    assert "Fix:" in str(info.value)
+    for fragment in fragments:
+        assert fragment in str(info.value)
+
+
+def test_map_with_one_based_turns(tmp_path: Path) -> None:
+    path = _jsonl(
+        tmp_path / "other.jsonl",
+        {"rid": "r", "q": 1, "ans": "1", "why": "because"},
+        {"rid": "r", "q": 2, "ans": "2", "why": "so"},
+    )
+    cmap = parse_column_map("record_id=rid,turn=q:1,predicted_answer=ans,raw_output=why")
+    preds = load_predictions(path, column_map=cmap)
+    assert preds.select("record_id", "turn", "predicted_answer", "raw_output").rows() == [
+        ("r", 0, "1", "because"),
+        ("r", 1, "2", "so"),
+    ]
+    zero_based = load_predictions(path, column_map=parse_column_map("record_id=rid,turn=q:0,predicted_answer=ans"))
+    assert zero_based["turn"].to_list() == [1, 2]
+
+
+# --------------------------------------------------------------------------- bad inputs
+def _bad_cases(tmp: Path) -> list[tuple[Path, ColumnMap | None, list[str]]]:
+    ok = {"record_id": "r", "turn": 0, "predicted_answer": "1"}
+    truncated = tmp / "truncated.jsonl"
+    lines = [json.dumps({**ok, "turn": i}) for i in range(4)]
+    lines[2] = lines[2][:20]  # a line cut short, as when a run is killed mid-write
+    truncated.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    blank_lines = tmp / "blank_lines.jsonl"
+    blank_lines.write_text("\n" + json.dumps(ok) + "\n\n{oops}\n", encoding="utf-8")
+    not_utf8 = tmp / "latin1.jsonl"
+    not_utf8.write_bytes(json.dumps(ok).encode() + b'\n{"record_id": "caf\xe9"}\n')
+    unknown = tmp / "preds.txt"
+    unknown.write_text("r,0,1\n", encoding="utf-8")
+    one_based = parse_column_map("record_id=rid,turn=q:1,predicted_answer=ans")
+    return [
+        (
+            _jsonl(tmp / "no_id.jsonl", {"id": "r", "turn": 0, "answer": "1"}),
+            None,
+            ["field 'record_id'", "missing column 'record_id'", "columns found: id, turn, answer", "--map"],
+        ),
+        (
+            _jsonl(tmp / "no_answer.jsonl", {"record_id": "r", "turn": 0, "answer": "1"}),
+            None,
+            ["predicted_answer or predicted_program", "columns found: record_id, turn, answer", "--map"],
+        ),
+        (truncated, None, ["line 3:", "invalid JSON"]),
+        (blank_lines, None, ["line 4:", "invalid JSON"]),
+        (
+            _jsonl(tmp / "dup.jsonl", ok, {**ok, "record_id": "q"}, {**ok, "predicted_answer": "2"}),
+            None,
+            ["line 3:", "first at line 1", "duplicate (record_id, turn) = ('r', 0)", "field 'record_id, turn'"],
+        ),
+        (
+            _jsonl(tmp / "map.jsonl", {"rid": "r", "q": 1, "ans": "1"}),
+            parse_column_map("record_id=rid,turn=qq:1,predicted_answer=ans"),
+            ["field 'qq'", "column 'qq' named by --map for turn does not exist", "columns found: rid, q, ans"],
+        ),
+        (
+            _jsonl(tmp / "word_turn.jsonl", {**ok, "turn": "first"}),
+            None,
+            ["line 1:", "field 'turn'", "turn 'first' is not a whole number"],
+        ),
+        (_jsonl(tmp / "half_turn.jsonl", {**ok, "turn": 1.5}), None, ["line 1:", "turn 1.5 is not a whole number"]),
+        (
+            _jsonl(tmp / "turn0.jsonl", {"rid": "r", "q": 1, "ans": "1"}, {"rid": "r", "q": 0, "ans": "1"}),
+            one_based,
+            ["line 2:", "field 'q'", "turn 0 is below 1", "turn=q:0"],
+        ),
+        (
+            _jsonl(tmp / "blank_id.jsonl", ok, {**ok, "record_id": "  ", "turn": 1}),
+            None,
+            ["line 2:", "field 'record_id'", "empty record id"],
+        ),
+        (_jsonl(tmp / "null_id.jsonl", {**ok, "record_id": None}), None, ["line 1:", "empty record id"]),
+        (unknown, None, ["unknown file type '.txt'", ".jsonl, .json, .csv or .parquet"]),
+        (not_utf8, None, ["line 2:", "not UTF-8"]),
+        (_array_line(tmp), None, ["line 2:", "expected a JSON object, found list"]),
+        (
+            _text_file(tmp / "dup.csv", "record_id,turn,predicted_answer\nr,0,1\nr,1,2\nr,0,3\n"),
+            None,
+            ["line 4:", "first at line 2"],
+        ),
+        (
+            _text_file(tmp / "turn.csv", "record_id,turn,predicted_answer\nr,0,1\nr,x,2\n"),
+            None,
+            ["line 3:", "turn 'x' is not a whole number"],
+        ),
+        (_parquet_dup(tmp), None, ["row 2:", "first at row 1"]),
+        (_text_file(tmp / "empty.jsonl", ""), None, ["the file is empty"]),
+        (tmp / "missing.jsonl", None, ["file not found"]),
+    ]
+
+
+def _text_file(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _array_line(tmp: Path) -> Path:
+    return _text_file(tmp / "array.jsonl", '{"record_id": "r", "turn": 0, "predicted_answer": "1"}\n[1, 2]\n')
+
+
+def _parquet_dup(tmp: Path) -> Path:
+    path = tmp / "dup.parquet"
+    pl.DataFrame({"record_id": ["r", "r"], "turn": [0, 0], "predicted_program": ["1", "2"]}).write_parquet(path)
+    return path
+
+
+_BAD_IDS = [
+    "missing-column",
+    "no-answer-column",
+    "invalid-json-line",
+    "invalid-json-after-blank-lines",
+    "duplicate-key",
+    "map-names-missing-column",
+    "non-integer-turn",
+    "fractional-turn",
+    "turn-0-with-1-based-map",
+    "blank-record-id",
+    "null-record-id",
+    "unknown-suffix",
+    "not-utf8",
+    "non-object-line",
+    "csv-duplicate",
+    "csv-bad-turn",
+    "parquet-duplicate",
+    "empty-file",
+    "missing-file",
+]
+
+
+@pytest.mark.parametrize("case", range(len(_BAD_IDS)), ids=_BAD_IDS)
+def test_bad_prediction_files(tmp_path: Path, case: int) -> None:
+    path, cmap, fragments = _bad_cases(tmp_path)[case]
+    with pytest.raises(InputError) as info:
+        load_predictions(path, column_map=cmap)
+    message = str(info.value)
+    assert message.startswith(str(path) + ":")
+    assert "Fix:" in message
+    for fragment in fragments:
+        assert fragment in message, message
