@@ -64,9 +64,10 @@ def load_gold(path: str | Path) -> GoldDataset:
 
     Examples
     --------
-    >>> gold = load_gold("tests/fixtures/convfinqa/dev_small.json")  # doctest: +SKIP
-    >>> gold.turns.columns[:3]  # doctest: +SKIP
-    ['record_id', 'turn', 'question']
+    >>> from workbench.config import BUNDLED_DATASET, project_root
+    >>> gold = load_gold(project_root() / BUNDLED_DATASET)
+    >>> gold.layout, gold.turns.height, gold.documents.height
+    ('convfinqa-reformatted', 1490, 421)
     """
     path = Path(path)
     data = read_json(path)
