@@ -8,7 +8,6 @@ counted, never dropped.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +23,6 @@ from workbench.io.gold import GoldDataset
 from workbench.schema import GRADED_TURNS, PREDICTIONS
 
 __all__ = ["GradedRun", "grade_predictions", "unmatched_reason", "unmatched_message"]
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

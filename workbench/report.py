@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +22,6 @@ from workbench.errors import ReportError, UsageError
 from workbench.io.outputs import write_atomic
 
 __all__ = ["ReportResult", "template_path", "template_parameters", "run_template", "render_html"]
-
-logger = logging.getLogger(__name__)
 
 DEFAULT_TEMPLATE = "01-overview"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -181,7 +181,7 @@ def _with(field: str, value: object) -> dict:
         ),
         pytest.param({"questions": 1}, ["top level", "not a recognised gold layout"], id="unrecognised"),
         pytest.param([{"a": 1}], ["top level", "not a recognised gold layout"], id="unrecognised-list"),
-        pytest.param({"dev": ["not a record"]}, ["record 0", "expected an object"], id="not-an-object"),
+        pytest.param({"dev": ["not a record"]}, ["record 0", "expected a JSON object"], id="not-an-object"),
         pytest.param({"dev": []}, ["no turns found"], id="no-records"),
         pytest.param("", ["the file is empty"], id="empty"),
         pytest.param(" \n\n", ["the file is empty"], id="blank"),

@@ -446,6 +446,8 @@ class ProgramResult:
         The trace, one :class:`Step` per operation in execution order.
     message
         Why execution failed (empty when ``status`` is ``ok``).
+    step_values
+        The value of each top-level step (what ``#0``, ``#1``... refer to), when ``ok``.
     """
 
     status: ProgramStatus

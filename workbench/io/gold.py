@@ -23,7 +23,7 @@ from workbench.errors import InputError
 from workbench.grading.compare import answer_text
 from workbench.grading.normalize import parse_cell_number, parse_number
 from workbench.grading.program import table_grid
-from workbench.io.jsonfiles import read_json
+from workbench.io.jsonfiles import read_json, require_object
 from workbench.schema import DOCUMENTS, GOLD_TURNS
 
 __all__ = ["GoldDataset", "Layout", "load_gold"]
@@ -97,14 +97,7 @@ class _Record:
     """Field access on one raw record that raises errors naming the record and field."""
 
     def __init__(self, path: Path, index: int, raw: object) -> None:
-        if not isinstance(raw, dict):
-            raise InputError(
-                str(path),
-                f"expected an object, found {type(raw).__name__}",
-                location=f"record {index}",
-                fix="each record must be a JSON object",
-            )
-        self.path, self.raw = path, raw
+        self.path, self.raw = path, require_object(path, raw, f"record {index}")
         self.id = str(raw.get("id", f"#{index}"))
         self.location = f"record {index} (id '{self.id}')"
 

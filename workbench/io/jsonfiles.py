@@ -12,7 +12,7 @@ from typing import Any
 
 from workbench.errors import InputError
 
-__all__ = ["read_json", "iter_json_lines", "read_text"]
+__all__ = ["read_json", "iter_json_lines", "read_text", "require_object"]
 
 
 def read_text(path: Path) -> str:
@@ -31,6 +31,18 @@ def read_text(path: Path) -> str:
             location=f"line {line}",
             fix="save the file as UTF-8",
         ) from None
+
+
+def require_object(path: Path, value: Any, location: str) -> dict[str, Any]:
+    """Return ``value`` if it is a JSON object, else raise :class:`InputError` naming where it is."""
+    if not isinstance(value, dict):
+        raise InputError(
+            str(path),
+            f"expected a JSON object, found {type(value).__name__}",
+            location=location,
+            fix="make every record a JSON object",
+        )
+    return value
 
 
 def read_json(path: Path) -> Any:
@@ -66,11 +78,4 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 location=f"line {number}",
                 fix="repair or remove that line",
             ) from None
-        if not isinstance(obj, dict):
-            raise InputError(
-                str(path),
-                f"expected a JSON object, found {type(obj).__name__}",
-                location=f"line {number}",
-                fix="write one JSON object per line",
-            )
-        yield number, obj
+        yield number, require_object(path, obj, f"line {number}")

@@ -28,7 +28,7 @@ import polars as pl
 from workbench.errors import InputError, UsageError
 from workbench.grading import patterns
 from workbench.grading.compare import answer_text
-from workbench.io.jsonfiles import iter_json_lines, read_json, read_text
+from workbench.io.jsonfiles import iter_json_lines, read_json, read_text, require_object
 from workbench.schema import PREDICTION_TARGETS, PREDICTIONS
 
 __all__ = ["ColumnMap", "parse_column_map", "load_predictions", "default_system_name"]
@@ -174,13 +174,7 @@ def _json_rows(path: Path, data: Any) -> _Rows:
             fix="give a JSON list of objects, or JSON Lines",
         )
     for index, obj in enumerate(data):
-        if not isinstance(obj, dict):
-            raise InputError(
-                str(path),
-                f"expected an object, found {type(obj).__name__}",
-                location=f"record {index}",
-                fix="make every record a JSON object",
-            )
+        require_object(path, obj, f"record {index}")
     if data and "conversation" in data[0] and "id" in data[0]:
         return _ghchen99_predictions(path, data)
     return _Rows(data, [f"record {i}" for i in range(len(data))], _union_keys(data))
