@@ -14,6 +14,8 @@ from workbench.io.gold import GoldDataset, load_gold
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 CLAUDE_RUN = REPO / "data" / "predictions" / "convfinqa" / "zarifaziz-claude-sonnet-4-6" / "2026-05-04T06-35-00Z"
+GSM8K_RUNS = REPO / "data" / "predictions" / "gsm8k"
+GSM8K_FIXTURES = FIXTURES / "predictions" / "gsm8k"
 
 
 @pytest.fixture(scope="session")
@@ -78,3 +80,62 @@ def dev_gold(dev_path: Path) -> GoldDataset:
 @pytest.fixture(scope="session")
 def original_gold(original_train_path: Path) -> GoldDataset:
     return load_gold(original_train_path)
+
+
+# --------------------------------------------------------------------------- GSM8K and MATH
+@pytest.fixture(scope="session")
+def gsm8k_path() -> Path:
+    """GSM8K test, the full 1,319 lines (openai/grade-school-math)."""
+    return REPO / "data" / "gsm8k" / "test.jsonl"
+
+
+@pytest.fixture(scope="session")
+def gsm8k_small_path() -> Path:
+    """The first 20 lines of GSM8K test."""
+    return FIXTURES / "gsm8k" / "test_first_20.jsonl"
+
+
+@pytest.fixture(scope="session")
+def gsm8k_gold(gsm8k_path: Path) -> GoldDataset:
+    return load_gold(gsm8k_path)
+
+
+@pytest.fixture(scope="session")
+def gsm8k_runs() -> dict[str, Path]:
+    """The bundled GSM8K prediction files (full size), by a short name."""
+    return {
+        "openai": GSM8K_RUNS / "openai-gpt3" / "example_model_solutions.jsonl",
+        "tora-70b": GSM8K_RUNS / "tora" / "tora-70b.jsonl",
+        "tora-code-34b": GSM8K_RUNS / "tora" / "tora-code-34b.jsonl",
+        "pot-fewshot": GSM8K_RUNS / "program-of-thoughts" / "gsm8K_s0_e-1_11_17_10_20.jsonl",
+        "pot-zeroshot": GSM8K_RUNS / "program-of-thoughts" / "gsm8K_zs_s0_e-1_11_19_09_55.jsonl",
+    }
+
+
+@pytest.fixture(scope="session")
+def gsm8k_small_runs() -> dict[str, Path]:
+    """Subsets of the GSM8K prediction files (whole lines), for fast tests."""
+    return {
+        "openai": GSM8K_FIXTURES / "openai_example_model_solutions_first_20.jsonl",
+        "tora-70b": GSM8K_FIXTURES / "tora-70b_first_20.jsonl",
+        "pot-fewshot": GSM8K_FIXTURES / "pot_fewshot_lines_1-12_1052-1056.jsonl",
+        "pot-zeroshot": GSM8K_FIXTURES / "pot_zeroshot_first_20.jsonl",
+    }
+
+
+@pytest.fixture(scope="session")
+def lm_eval_samples_path() -> Path:
+    """20 ToRA-70B outputs rendered as an lm-evaluation-harness samples log (derived; see SOURCES.md)."""
+    return FIXTURES / "predictions" / "lm_eval" / "tora-70b-rendered" / "samples_gsm8k_2026-11-21T19-50-41.jsonl"
+
+
+@pytest.fixture(scope="session")
+def math_jsonl_path() -> Path:
+    """8 MATH test problems in the original hendrycks layout (JSON Lines, no ids)."""
+    return FIXTURES / "math" / "hendrycks_math_test_8.jsonl"
+
+
+@pytest.fixture(scope="session")
+def math500_json_path() -> Path:
+    """7 MATH-500 problems as a JSON list, with their ``answer`` field."""
+    return FIXTURES / "math" / "math500_test_7.json"

@@ -1,6 +1,7 @@
 """The ``workbench`` command.
 
-``workbench grade DATASET PREDICTIONS... --out DIR`` grades saved model outputs;
+``workbench grade [DATASET] PREDICTIONS... --out DIR`` grades saved model outputs (the
+dataset is optional when the gold travels inside the outputs);
 ``workbench report`` runs a notebook template and writes the executed notebook and HTML.
 Errors the user can fix are printed as one line (``workbench: error: ...``), exit code 2.
 """
@@ -13,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from workbench.config import resolve
+from workbench.config import BENCHMARKS, NO_DATASET, resolve
 from workbench.errors import ReportError, WorkbenchError
 from workbench.grade import unmatched_message
 
@@ -29,10 +30,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    grade = sub.add_parser("grade", help="grade prediction files against a gold dataset")
-    grade.add_argument("dataset", help="gold dataset (ConvFinQA reformatted or original layout)")
-    grade.add_argument("predictions", nargs="+", help="prediction files (.jsonl, .json, .csv, .parquet)")
+    grade = sub.add_parser(
+        "grade",
+        help="grade prediction files against a gold dataset",
+        description="workbench grade [DATASET] PREDICTIONS... --out DIR. With two or more files the first is "
+        "the gold dataset (ConvFinQA, GSM8K JSONL, MATH JSON, or a plain table); with one file, or with "
+        "--dataset none, the gold is read from the prediction files (GSM8K logs carry it).",
+    )
+    grade.add_argument("files", nargs="+", metavar="FILE", help="[DATASET] PREDICTIONS...")
+    grade.add_argument(
+        "--dataset",
+        default=None,
+        help="the gold dataset, instead of the first FILE; 'none' when the gold travels in the outputs",
+    )
     grade.add_argument("--out", required=True, type=Path, help="directory for turns.parquet, summary.json, ...")
+    grade.add_argument(
+        "--benchmark",
+        choices=BENCHMARKS,
+        default="auto",
+        help="convfinqa, gsm8k or math (default: recognised from the data)",
+    )
     _common(grade)
 
     report = sub.add_parser("report", help="run a report template and write notebook + HTML")
@@ -73,7 +90,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _grade(args: argparse.Namespace) -> int:
     from workbench.run import grade_run
 
-    config = resolve(dataset=args.dataset, predictions=args.predictions, systems=args.system, column_map=args.maps)
+    dataset, predictions = _split_files(args.dataset, args.files)
+    config = resolve(
+        dataset=dataset, predictions=predictions, systems=args.system, column_map=args.maps, benchmark=args.benchmark
+    )
     run = grade_run(config)
     paths = run.write(args.out)
     for line in unmatched_message(run.unmatched, paths["unmatched"]):
@@ -84,15 +104,33 @@ def _grade(args: argparse.Namespace) -> int:
             f"({metrics['n_turns_correct']}/{metrics['n_turns']}), conversation "
             f"{metrics['conversation_execution_accuracy']:.1%}, unmatched {metrics['n_unmatched']}"
         )
+        policies = metrics.get("policies", {})
+        if policies:
+            shown = ", ".join(f"{name} {p['accuracy']:.1%}" for name, p in policies.items())
+            print(f"  by policy: {shown}")
     print(f"wrote {paths['turns']}, {paths['conversations']}, {paths['summary']}")
     return 0
+
+
+def _split_files(dataset: str | None, files: list[str]) -> tuple[str | None, list[str]]:
+    """``(dataset, predictions)`` from ``--dataset`` and the positional files."""
+    if dataset is not None:
+        return (None if dataset.strip().lower() == NO_DATASET else dataset), files
+    if len(files) == 1:
+        return None, files
+    return files[0], files[1:]
 
 
 def _report(args: argparse.Namespace) -> int:
     from workbench.report import run_template
 
     # resolve() validates counts and paths before the kernel starts.
-    resolve(dataset=args.dataset, predictions=args.predictions, systems=args.system, column_map=args.maps)
+    resolve(
+        dataset=args.dataset,
+        predictions=args.predictions,
+        systems=args.system,
+        column_map=args.maps,
+    )
     parameters = {
         "dataset": str(args.dataset),
         "predictions": ";".join(str(p) for p in args.predictions),

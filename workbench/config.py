@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.errors import UsageError
-from workbench.grading.compare import DEFAULT_POLICY, MatchPolicy
+from workbench.grading.policies import DEFAULT_GRADING_POLICY, GradingPolicy
 from workbench.io.predictions import ColumnMap, parse_column_map
 
 __all__ = [
@@ -44,7 +44,7 @@ class RunConfig:
     Attributes
     ----------
     dataset
-        The gold file.
+        The gold file; ``None`` when the gold travels inside the prediction files.
     predictions
         Prediction files, one system each.
     systems
@@ -52,14 +52,23 @@ class RunConfig:
     column_maps
         A map per prediction file, or ``None`` to recognise the file's shape.
     policy
-        The answer-matching policy.
+        The main grading policy (every named policy is also computed, side by side).
+    benchmark
+        ``auto`` (from the data), ``convfinqa``, ``gsm8k`` or ``math``.
     """
 
-    dataset: Path
+    dataset: Path | None
     predictions: tuple[Path, ...]
     systems: tuple[str | None, ...]
     column_maps: tuple[ColumnMap | None, ...]
-    policy: MatchPolicy = field(default=DEFAULT_POLICY)
+    policy: GradingPolicy = field(default=DEFAULT_GRADING_POLICY)
+    benchmark: str = "auto"
+
+
+#: Benchmarks ``--benchmark`` accepts.
+BENCHMARKS = ("auto", "convfinqa", "gsm8k", "math")
+#: What ``dataset`` says when the gold travels inside the outputs.
+NO_DATASET = "none"
 
 
 def split_list(text: str) -> list[str]:
@@ -88,24 +97,29 @@ def _spread(name: str, values: list[str], n: int) -> list[str | None]:
 
 def resolve(
     *,
-    dataset: str | Path = "",
+    dataset: str | Path | None = "",
     predictions: str | Path | list[str] | list[Path] = "",
     systems: str | list[str] = "",
     column_map: str | list[str] = "",
-    policy: MatchPolicy = DEFAULT_POLICY,
+    policy: GradingPolicy = DEFAULT_GRADING_POLICY,
+    benchmark: str = "auto",
 ) -> RunConfig:
     """Validate and complete run parameters.
 
     Empty ``dataset`` and ``predictions`` select the bundled ConvFinQA dev set and the
-    bundled claude-sonnet-4-6 run (named ``claude-sonnet-4-6``). Lists may be given as
+    bundled claude-sonnet-4-6 run (named ``claude-sonnet-4-6``). ``dataset=None`` (or
+    ``"none"``) says the gold travels inside the prediction files (GSM8K logs). Lists may be given as
     Python lists or as ``;``-separated strings. Relative paths are taken from the current
     directory, then from the project root.
 
     Raises
     ------
     UsageError
-        When counts of systems or maps do not match the prediction files.
+        When counts of systems or maps do not match the prediction files, or the benchmark
+        is unknown.
     """
+    if benchmark not in BENCHMARKS:
+        raise UsageError(f"unknown benchmark {benchmark!r}. Fix: use one of {', '.join(BENCHMARKS)}")
     root = project_root()
 
     def locate(p: str | Path) -> Path:
@@ -121,10 +135,12 @@ def resolve(
         preds = [BUNDLED_PREDICTIONS]
         names = names or [BUNDLED_SYSTEM]
     files = tuple(locate(p) for p in preds)
+    no_dataset = dataset is None or str(dataset).strip().lower() == NO_DATASET
     return RunConfig(
-        dataset=locate(dataset or BUNDLED_DATASET),
+        dataset=None if no_dataset else locate(dataset or BUNDLED_DATASET),  # type: ignore[arg-type]
         predictions=files,
         systems=tuple(_spread("system name", names, len(files))),
         column_maps=tuple(parse_column_map(m) if m else None for m in _spread("column map", maps, len(files))),
         policy=policy,
+        benchmark=benchmark,
     )

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
-from workbench.grading.compare import DEFAULT_POLICY, MatchPolicy
+from workbench.grading.compare import AnswerKind
 from workbench.grading.equivalence import final_operation
+from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, GradingPolicy, get_policy
 from workbench.grading.program import TableRows, table_rows
 from workbench.grading.status import GradeStatus, MatchReason
 from workbench.grading.turn import grade_turn
 from workbench.io.gold import GoldDataset
-from workbench.schema import GRADED_TURNS, PREDICTIONS
+from workbench.schema import GRADED_TURNS, POLICY_GRADES, PREDICTIONS
 
 __all__ = ["GradedRun", "grade_predictions", "unmatched_reason", "unmatched_message"]
 
@@ -39,13 +40,21 @@ class GradedRun:
     systems
         System names in the order they were given.
     policy
-        The matching policy used.
+        The main grading policy (its verdicts fill ``turns``).
+    policy_grades
+        One row per turn and policy: the same outputs graded under every policy; see
+        :data:`workbench.schema.POLICY_GRADES`.
     """
 
     turns: pl.DataFrame
     unmatched: pl.DataFrame
     systems: tuple[str, ...]
-    policy: MatchPolicy
+    policy: GradingPolicy
+    policy_grades: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=POLICY_GRADES))
+
+
+#: Prediction columns that carry gold (they served to build or link the gold set).
+_CARRIED_GOLD = ("question", "gold_answer", "gold_solution")
 
 
 def unmatched_reason(gold: GoldDataset) -> pl.Expr:
@@ -69,48 +78,113 @@ def _tables(gold: GoldDataset, needed: set[str]) -> dict[str, TableRows]:
     return out
 
 
-def _grade_rows(rows: list[dict[str, Any]], tables: dict[str, TableRows], policy: MatchPolicy) -> list[dict[str, Any]]:
-    out = []
+def _as_text(dtype: pl.DataType) -> pl.DataType:
+    """Enum columns are built as text and cast once, so an unknown value fails loudly."""
+    return pl.String() if isinstance(dtype, pl.Enum) else dtype
+
+
+def _no_prediction_row(row: dict[str, Any]) -> None:
+    row.update(
+        answer_source="none",
+        answer=None,
+        extraction_rule=None,
+        correct=False,
+        status=GradeStatus.NO_PREDICTION.value,
+        reason=MatchReason.NO_PREDICTION.value,
+        detail="the system gave no prediction for this turn",
+        pred_value=None,
+        program_status=None,
+        program_correct=None,
+        program_detail=None,
+        program_credit=None,
+    )
+
+
+def _grade_rows(
+    rows: list[dict[str, Any]],
+    tables: dict[str, TableRows],
+    policy: GradingPolicy,
+    also: Sequence[GradingPolicy],
+    kind: AnswerKind,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    out, by_policy = [], []
+    names = [policy.name, *[p.name for p in also if p.name != policy.name]]
     for row in rows:
-        if row["_has_prediction"]:
-            grade = grade_turn(
-                predicted_answer=row["predicted_answer"],
-                predicted_program=row["predicted_program"],
-                gold_executed=row["gold_executed"],
-                gold_program=row["gold_program"],
-                table=tables.get(row["doc_id"]),
-                policy=policy,
-            )
-            verdict = grade.verdict
-            row.update(
-                answer_source=grade.answer_source,
-                correct=verdict.correct,
-                status=verdict.status.value,
-                reason=verdict.reason.value,
-                detail=verdict.detail,
-                pred_value=verdict.pred_value,
-                program_status=grade.program.status.value if grade.program else None,
-                program_correct=grade.program_correct,
-                program_detail=grade.program_detail or None,
-            )
-        else:
-            row.update(
-                answer_source="none",
-                correct=False,
-                status=GradeStatus.NO_PREDICTION.value,
-                reason=MatchReason.NO_PREDICTION.value,
-                detail="the system gave no prediction for this turn",
-                pred_value=None,
-                program_status=None,
-                program_correct=None,
-                program_detail=None,
-            )
+        keys = {"system": row["system"], "record_id": row["record_id"], "turn": row["turn"]}
+        if not row["_has_prediction"]:
+            _no_prediction_row(row)
+            out.append(row)
+            for name in names:
+                by_policy.append(
+                    {
+                        **keys,
+                        "policy": name,
+                        "correct": False,
+                        "status": GradeStatus.NO_PREDICTION.value,
+                        "reason": MatchReason.NO_PREDICTION.value,
+                        "answer": None,
+                        "answer_source": "none",
+                        "extraction_rule": None,
+                        "detail": "the system gave no prediction for this turn",
+                    }
+                )
+            continue
+        grade = grade_turn(
+            predicted_answer=row["predicted_answer"],
+            predicted_program=row["predicted_program"],
+            gold_executed=row["gold_executed"],
+            gold_program=row["gold_program"],
+            gold_answer=row.get("gold_answer"),
+            table=tables.get(row["doc_id"]) if row.get("doc_id") else None,
+            raw_output=row.get("raw_output"),
+            upstream_answer=row.get("upstream_answer"),
+            question=row.get("question"),
+            unit=row.get("predicted_unit"),
+            kind=kind,
+            policy=policy,
+            also=also,
+        )
+        verdict = grade.verdict
+        match = grade.program_match
+        row.update(
+            answer_source=grade.answer_source,
+            answer=grade.answer,
+            extraction_rule=grade.extraction.rule.value if grade.extraction else None,
+            correct=verdict.correct,
+            status=verdict.status.value,
+            reason=verdict.reason.value,
+            detail=verdict.detail,
+            pred_value=verdict.pred_value,
+            program_status=grade.program.status.value if grade.program else None,
+            program_correct=grade.program_correct,
+            program_detail=grade.program_detail or None,
+            program_credit=match.partial_credit if match else None,
+        )
         out.append(row)
-    return out
+        for each in grade.policies:
+            by_policy.append(
+                {
+                    **keys,
+                    "policy": each.policy,
+                    "correct": each.verdict.correct,
+                    "status": each.verdict.status.value,
+                    "reason": each.verdict.reason.value,
+                    "answer": each.answer,
+                    "answer_source": each.answer_source,
+                    "extraction_rule": each.extraction.rule.value if each.extraction else None,
+                    "detail": each.verdict.detail,
+                }
+            )
+    return out, by_policy
 
 
 def grade_predictions(
-    gold: GoldDataset, predictions: pl.DataFrame | Sequence[pl.DataFrame], *, policy: MatchPolicy = DEFAULT_POLICY
+    gold: GoldDataset,
+    predictions: pl.DataFrame | Sequence[pl.DataFrame],
+    *,
+    policy: GradingPolicy | str = DEFAULT_GRADING_POLICY,
+    also: Sequence[GradingPolicy | str] | None = None,
+    kind: AnswerKind = "auto",
 ) -> GradedRun:
     """Grade canonical prediction tables against ``gold``.
 
@@ -121,8 +195,16 @@ def grade_predictions(
     predictions
         One canonical table, or several (one per file); see :data:`workbench.schema.PREDICTIONS`.
     policy
-        The answer-matching policy.
+        The main grading policy (a :class:`~workbench.grading.policies.GradingPolicy` or its name).
+    also
+        More policies to grade under, side by side; all of
+        :data:`~workbench.grading.policies.POLICIES` by default.
+    kind
+        How answers compare (``auto``, ``number``, ``latex``, ``text``); see
+        :func:`~workbench.grading.compare.answers_match`.
     """
+    policy = get_policy(policy)
+    extra = [get_policy(p) for p in (POLICIES.values() if also is None else also)]
     frames = [predictions] if isinstance(predictions, pl.DataFrame) else list(predictions)
     preds = pl.concat([f.select(list(PREDICTIONS)) for f in frames]) if frames else pl.DataFrame(schema=PREDICTIONS)
     systems = tuple(dict.fromkeys(preds["system"].to_list()))
@@ -139,7 +221,8 @@ def grade_predictions(
 
     parts = []
     for system in systems:
-        sys_preds = preds.filter(pl.col("system") == system).drop("system")
+        # gold carried inside the outputs was turned into the gold set already; the gold set's copy wins
+        sys_preds = preds.filter(pl.col("system") == system).drop("system", *_CARRIED_GOLD, strict=False)
         joined = gold_turns.join(
             sys_preds.with_columns(pl.lit(True).alias("_has_prediction")), on=keys, how="left"
         ).with_columns(
@@ -149,18 +232,25 @@ def grade_predictions(
         )
         parts.append(joined)
     if not parts:
-        return GradedRun(pl.DataFrame(schema=GRADED_TURNS), unmatched, systems, policy)
+        return GradedRun(
+            pl.DataFrame(schema=GRADED_TURNS), unmatched, systems, policy, pl.DataFrame(schema=POLICY_GRADES)
+        )
     joined = pl.concat(parts)
     needs_table = joined.filter(pl.col("predicted_program").str.contains("table_", literal=True))
     tables = _tables(gold, set(needs_table["doc_id"].to_list()))
-    graded_rows = _grade_rows(joined.to_dicts(), tables, policy)
+    graded_rows, policy_rows = _grade_rows(joined.to_dicts(), tables, policy, extra, kind)
     turns = (
         pl.DataFrame(graded_rows, infer_schema_length=None)
         .with_columns(pl.col("gold_program").map_elements(final_operation, return_dtype=pl.String).alias("operation"))
         .select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
         .sort("system", "record_id", "turn", maintain_order=True)
     )
-    return GradedRun(turns, unmatched, systems, policy)
+    policy_grades = (
+        pl.DataFrame(policy_rows, schema={c: _as_text(t) for c, t in POLICY_GRADES.items()})
+        .cast(POLICY_GRADES)
+        .sort("system", "record_id", "turn", maintain_order=True)
+    )
+    return GradedRun(turns, unmatched, systems, policy, policy_grades)
 
 
 def unmatched_message(unmatched: pl.DataFrame, listed_in: object = None) -> list[str]:

@@ -18,6 +18,8 @@ __all__ = [
     "turn_program_accuracy",
     "summarize",
     "accuracy_by",
+    "policy_accuracy",
+    "upstream_disagreements",
 ]
 
 
@@ -62,13 +64,47 @@ def accuracy_by(turns: pl.DataFrame, by: str | list[str]) -> pl.DataFrame:
     )
 
 
+def policy_accuracy(policy_grades: pl.DataFrame) -> pl.DataFrame:
+    """Accuracy per system and grading policy, side by side (policies in their given order).
+
+    Examples
+    --------
+    >>> g = pl.DataFrame({"system": ["s"] * 4, "policy": ["exact-string", "cascade"] * 2,
+    ...                   "correct": [False, True, True, True]})
+    >>> policy_accuracy(g).rows()
+    [('s', 'exact-string', 2, 1, 0.5), ('s', 'cascade', 2, 2, 1.0)]
+    """
+    return policy_grades.group_by("system", "policy", maintain_order=True).agg(
+        pl.len().alias("n_turns"),
+        pl.col("correct").sum().alias("n_correct"),
+        pl.col("correct").cast(pl.Float64).mean().alias("accuracy"),
+    )
+
+
+def upstream_disagreements(turns: pl.DataFrame) -> pl.DataFrame:
+    """Turns where our verdict differs from the upstream grader's, with our reason."""
+    return turns.filter(pl.col("upstream_correct").is_not_null() & (pl.col("upstream_correct") != pl.col("correct")))
+
+
 def summarize(
-    turns: pl.DataFrame, unmatched: pl.DataFrame, policy_name: str, systems: Sequence[str] = ()
+    turns: pl.DataFrame,
+    unmatched: pl.DataFrame,
+    policy_name: str,
+    systems: Sequence[str] = (),
+    policy_grades: pl.DataFrame | None = None,
+    *,
+    text_metrics: bool = True,
 ) -> dict[str, dict[str, Any]]:
-    """Headline metrics per system (in the order of ``systems``), as in ``summary.json``."""
+    """Headline metrics per system (in the order of ``systems``), as in ``summary.json``.
+
+    With ``policy_grades``, each system also gets ``policies``: accuracy under every
+    grading policy. With ``text_metrics`` and gold solutions present (GSM8K, MATH), BLEU
+    and ROUGE of the unfiltered outputs.
+    """
     convs = conversations(turns)
     out: dict[str, dict[str, Any]] = {}
     systems = list(systems) or list(dict.fromkeys(turns["system"].to_list()))
+    by_policy = policy_accuracy(policy_grades) if policy_grades is not None and policy_grades.height else None
     for system in systems:
         t = turns.filter(pl.col("system") == system)
         c = convs.filter(pl.col("system") == system)
@@ -87,6 +123,24 @@ def summarize(
         if t["predicted_program"].is_not_null().any():
             row["turn_program_accuracy"] = t.select(turn_program_accuracy()).item()
             row["conversation_program_accuracy"] = c["final_program_correct"].fill_null(False).cast(pl.Float64).mean()
+            row["n_programs_equivalent"] = int(t["program_correct"].fill_null(False).sum())
+            row["program_step_credit"] = t["program_credit"].fill_null(0.0).mean()
+        if "upstream_correct" in t.columns and t["upstream_correct"].is_not_null().any():
+            row["n_upstream_correct"] = int(t["upstream_correct"].fill_null(False).sum())
+            row["n_upstream_disagreements"] = upstream_disagreements(t).height
+        if by_policy is not None:
+            row["policies"] = {
+                name: {"n_correct": int(n_correct), "accuracy": accuracy}
+                for name, n_correct, accuracy in by_policy.filter(pl.col("system") == system)
+                .select("policy", "n_correct", "accuracy")
+                .iter_rows()
+            }
+        if text_metrics and "gold_solution" in t.columns:
+            scored = t.filter(pl.col("gold_solution").is_not_null() & pl.col("raw_output").is_not_null())
+            if scored.height:
+                from workbench.textmetrics import text_scores
+
+                row["text"] = text_scores(scored["raw_output"].to_list(), scored["gold_solution"].to_list()).as_dict()
         row["reasons"] = dict(
             t.group_by("reason")
             .len()

@@ -13,6 +13,7 @@ from workbench.config import RunConfig
 from workbench.errors import UsageError
 from workbench.grade import GradedRun, grade_predictions
 from workbench.io.gold import GoldDataset, load_gold
+from workbench.io.link import attach_record_ids, detect_benchmark, gold_from_predictions
 from workbench.io.outputs import write_graded
 from workbench.io.predictions import load_predictions
 from workbench.metrics import conversations, summarize
@@ -43,7 +44,13 @@ class Run:
 
     @property
     def summary(self) -> dict[str, dict[str, Any]]:
-        return summarize(self.graded.turns, self.graded.unmatched, self.graded.policy.name, self.graded.systems)
+        g = self.graded
+        return summarize(g.turns, g.unmatched, g.policy.name, g.systems, g.policy_grades)
+
+    @property
+    def policy_grades(self) -> pl.DataFrame:
+        """One row per turn and grading policy (see :data:`workbench.schema.POLICY_GRADES`)."""
+        return self.graded.policy_grades
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
         """Write ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet`` and
@@ -58,17 +65,34 @@ class Run:
         return run_overview(self)._repr_html_()
 
 
+#: How answers are compared for each benchmark (see :func:`workbench.grading.compare.answers_match`).
+_KIND_BY_BENCHMARK = {"math": "latex"}
+
+
+def _check_benchmark(config: RunConfig, found: str) -> str:
+    if config.benchmark not in ("auto", found):
+        raise UsageError(
+            f"--benchmark {config.benchmark} was given, but the gold data is {found}. "
+            f"Fix: drop --benchmark, or give a {config.benchmark} dataset"
+        )
+    return found
+
+
 def grade_run(config: RunConfig) -> Run:
     """Load the gold set and every prediction file of ``config`` and grade them.
+
+    Without a dataset (``config.dataset is None``) the gold is read from the prediction
+    files themselves; prediction rows without a record id are linked to the gold by their
+    question text.
 
     Raises
     ------
     InputError
         For any unusable input (the message names file, line or record, field, fix).
     UsageError
-        When two prediction files would be the same system.
+        When two prediction files would be the same system, or ``--benchmark`` contradicts
+        the data.
     """
-    gold = load_gold(config.dataset)
     frames = []
     files: list[tuple[Path, str]] = []
     for path, system, cmap in zip(config.predictions, config.systems, config.column_maps, strict=True):
@@ -81,5 +105,12 @@ def grade_run(config: RunConfig) -> Run:
                 )
             files.append((path, name))
         frames.append(frame)
-    graded = grade_predictions(gold, frames, policy=config.policy)
+    if config.dataset is None:
+        gold = gold_from_predictions(pl.concat(frames, how="vertical_relaxed"), source=str(config.predictions[0]))
+    else:
+        gold = load_gold(config.dataset)
+    frames = [attach_record_ids(frame, gold) for frame in frames]
+    benchmark = _check_benchmark(config, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))
+    kind = _KIND_BY_BENCHMARK.get(benchmark, "auto")
+    graded = grade_predictions(gold, frames, policy=config.policy, kind=kind)  # type: ignore[arg-type]
     return Run(config=config, gold=gold, graded=graded, prediction_files=tuple(files))

@@ -2,7 +2,8 @@
 
 * gold ``turns``: one row per ``(record_id, turn)`` of a dataset;
 * ``documents``: one row per ``doc_id`` (text and table, for drill-down);
-* ``predictions``: the canonical model-output table;
+* ``predictions``: the canonical model-output table (gold may travel inside it: ``question``,
+  ``gold_answer``, ``gold_solution``, and the upstream grader's ``upstream_correct``);
 * graded ``turns``: one row per ``(system, record_id, turn)``;
 * ``conversations``: derived from graded turns by a ``group_by``, never edited.
 """
@@ -25,6 +26,8 @@ __all__ = [
     "STATUS_DTYPE",
     "REASON_DTYPE",
     "PROGRAM_STATUS_DTYPE",
+    "POLICY_KEYS",
+    "POLICY_GRADES",
 ]
 
 STATUS_DTYPE = pl.Enum([s.value for s in GradeStatus])
@@ -41,6 +44,7 @@ GOLD_TURNS: dict[str, pl.DataType] = {
     "gold_executed": pl.String(),  # executed answer as text ("0.14136", "yes")
     "gold_value": pl.Float64(),  # executed answer as a number (null for yes/no)
     "gold_program": pl.String(),
+    "gold_solution": pl.String(),  # reference solution text (GSM8K, MATH), for BLEU/ROUGE; null for ConvFinQA
     "qa_split": pl.Boolean(),
     "n_turns": pl.Int32(),
     "has_type2_question": pl.Boolean(),
@@ -67,6 +71,12 @@ PREDICTION_TARGETS: dict[str, bool] = {
     "predicted_answer": False,
     "predicted_program": False,
     "raw_output": False,
+    "question": False,
+    "gold_answer": False,
+    "gold_solution": False,
+    "upstream_correct": False,
+    "upstream_answer": False,
+    "predicted_unit": False,
 }
 
 PREDICTIONS: dict[str, pl.DataType] = {
@@ -76,6 +86,12 @@ PREDICTIONS: dict[str, pl.DataType] = {
     "predicted_answer": pl.String(),
     "predicted_program": pl.String(),
     "raw_output": pl.String(),
+    "question": pl.String(),  # the question as the outputs file writes it (links rows to gold when ids are missing)
+    "gold_answer": pl.String(),  # gold final answer carried inside the outputs file
+    "gold_solution": pl.String(),  # gold reference solution carried inside the outputs file
+    "upstream_correct": pl.Boolean(),  # the upstream grader's own verdict, when the file has one
+    "upstream_answer": pl.String(),  # the answer the upstream harness extracted (ToRA's pred, lm-eval's filtered_resps)
+    "predicted_unit": pl.String(),  # the unit the output declares for its answer ("percent", "raw"), when it does
     "source_file": pl.String(),
     "source_location": pl.String(),  # "line 12", "record 3", "row 7"
 }
@@ -92,7 +108,9 @@ GRADED_TURNS: dict[str, pl.DataType] = {
     "gold_program": pl.String(),
     "predicted_answer": pl.String(),
     "predicted_program": pl.String(),
-    "answer_source": pl.String(),  # "answer" | "program" | "none"
+    "answer_source": pl.String(),  # "answer" | "program" | "upstream" | "strict" | "flex" | "none"
+    "answer": pl.String(),  # the answer text the main policy compared
+    "extraction_rule": pl.String(),  # the rule that found it in the raw output, when extracted
     "correct": pl.Boolean(),
     "status": STATUS_DTYPE,
     "reason": REASON_DTYPE,
@@ -102,6 +120,8 @@ GRADED_TURNS: dict[str, pl.DataType] = {
     "program_status": PROGRAM_STATUS_DTYPE,
     "program_correct": pl.Boolean(),
     "program_detail": pl.String(),
+    "program_credit": pl.Float64(),  # fraction of the gold program's steps the prediction reproduces
+    "upstream_correct": pl.Boolean(),  # the upstream grader's verdict, when the outputs carry one
     "qa_split": pl.Boolean(),
     "n_turns": pl.Int32(),
     "is_last_turn": pl.Boolean(),
@@ -110,5 +130,23 @@ GRADED_TURNS: dict[str, pl.DataType] = {
     "has_non_numeric_values": pl.Boolean(),
     "operation": pl.String(),
     "raw_output": pl.String(),
+    "gold_solution": pl.String(),
     "source_location": pl.String(),
+}
+
+POLICY_KEYS = ("system", "record_id", "turn", "policy")
+
+#: One row per turn and grading policy: the side-by-side grades.
+POLICY_GRADES: dict[str, pl.DataType] = {
+    "system": pl.String(),
+    "record_id": pl.String(),
+    "turn": pl.Int32(),
+    "policy": pl.String(),
+    "correct": pl.Boolean(),
+    "status": STATUS_DTYPE,
+    "reason": REASON_DTYPE,
+    "answer": pl.String(),
+    "answer_source": pl.String(),
+    "extraction_rule": pl.String(),
+    "detail": pl.String(),
 }

@@ -29,7 +29,7 @@ def _check_tables(gold: GoldDataset) -> None:
 
 
 def test_reformatted_dev(dev_gold: GoldDataset, dev_path: Path) -> None:
-    assert dev_gold.layout == "convfinqa-reformatted"
+    assert (dev_gold.layout, dev_gold.benchmark) == ("convfinqa-reformatted", "convfinqa")
     assert dev_gold.path == dev_path
     assert dev_gold.turns.height == 1490
     assert dev_gold.turns["record_id"].n_unique() == 421
@@ -100,7 +100,8 @@ def test_questions_only_test_file(questions_only_path: Path) -> None:
 
 def test_ghchen99_embedded_gold(ghchen99_predictions_path: Path) -> None:
     gold = load_gold(ghchen99_predictions_path)
-    assert gold.layout == "ghchen99-embedded"
+    assert (gold.layout, gold.benchmark) == ("ghchen99-embedded", "convfinqa")
+    assert gold.turns["gold_solution"].null_count() == gold.turns.height  # ConvFinQA has no reference solutions
     assert gold.turns["record_id"].n_unique() == 100
     assert gold.turns.height == 355
     _check_tables(gold)

@@ -32,6 +32,14 @@ def test_zarifaziz_run_is_detected(claude_run_path: Path) -> None:
     assert first["raw_output"] == raw["predicted_reasoning"]
     assert first["source_location"] == "line 1"
     assert preds.select("record_id", "turn").is_duplicated().sum() == 0
+    # gold and the upstream verdict travel in the file: question, gold (= executed answer), correct
+    assert (first["question"], first["gold_answer"], first["upstream_correct"]) == (
+        raw["question"],
+        "0.10826",
+        raw["correct"],
+    )
+    assert preds["upstream_correct"].sum() == 1244  # upstream summary: 1244/1490 turns correct
+    assert preds["gold_solution"].null_count() == 1490
 
 
 def test_zarifaziz_fixture_is_named_after_its_file(zarifaziz_small_path: Path) -> None:
@@ -68,10 +76,46 @@ def test_ghchen99_shapes(fixture: str, request: pytest.FixtureRequest) -> None:
 
 
 def test_ghchen99_shapes_agree(ghchen99_predictions_path: Path, ghchen99_results_path: Path) -> None:
-    columns = ["record_id", "turn", "predicted_answer", "predicted_program"]
+    columns = ["record_id", "turn", "predicted_answer", "predicted_program", "question", "gold_answer"]
     a = load_predictions(ghchen99_predictions_path).select(columns).sort("record_id", "turn")
     b = load_predictions(ghchen99_results_path).select(columns).sort("record_id", "turn")
     assert a.equals(b)
+
+
+def test_ghchen99_results_carry_the_judge_verdict(ghchen99_results_path: Path) -> None:
+    preds = load_predictions(ghchen99_results_path)
+    first = preds.row(0, named=True)
+    assert (first["question"], first["gold_answer"], first["upstream_correct"]) == (
+        "what is the net cash from operating activities in 2009?",
+        "206588",
+        False,
+    )
+    assert preds["upstream_correct"].null_count() == 0
+    no_verdicts = load_predictions(ghchen99_results_path.with_name("ghchen99_predictions_first_100.json"))
+    assert no_verdicts["upstream_correct"].null_count() == 355  # the predictions file has no verdicts
+
+
+def test_canonical_file_with_carried_gold(tmp_path: Path) -> None:
+    path = _jsonl(
+        tmp_path / "run.jsonl",
+        {
+            "record_id": "7",
+            "turn": 0,
+            "raw_output": "so 18",
+            "question": "q?",
+            "gold_answer": 18,
+            "upstream_correct": 1,
+        },
+        {"record_id": "8", "turn": 0, "predicted_answer": "3", "gold_solution": "1+2=3", "upstream_correct": "False"},
+    )
+    preds = load_predictions(path)
+    assert preds.select("question", "gold_answer", "gold_solution", "upstream_correct").rows() == [
+        ("q?", "18", None, True),
+        (None, None, "1+2=3", False),
+    ]
+    cmap = parse_column_map("record_id=id,turn=t:0,predicted_answer=a,question=q,upstream_correct=ok")
+    mapped = _jsonl(tmp_path / "m.jsonl", {"id": "1", "t": 0, "a": "5", "q": "what?", "ok": True})
+    assert load_predictions(mapped, column_map=cmap).select("question", "upstream_correct").row(0) == ("what?", True)
 
 
 def test_results_question_id_splits_on_last_hyphen(tmp_path: Path) -> None:
@@ -219,7 +263,7 @@ def _bad_cases(tmp: Path) -> list[tuple[Path, ColumnMap | None, list[str]]]:
         (
             _jsonl(tmp / "no_answer.jsonl", {"record_id": "r", "turn": 0, "answer": "1"}),
             None,
-            ["predicted_answer or predicted_program", "columns found: record_id, turn, answer", "--map"],
+            ["predicted_answer, predicted_program or raw_output", "columns found: record_id, turn, answer", "--map"],
         ),
         (truncated, None, ["line 3:", "invalid JSON"]),
         (blank_lines, None, ["line 4:", "invalid JSON"]),

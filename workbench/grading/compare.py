@@ -1,21 +1,44 @@
 """Compare a predicted answer with a gold answer: a cascade of small named rules.
 
-Version 1 of the cascade (the grading issue deepens it): no-answer, yes/no, exact,
-the official ConvFinQA rule (equal after rounding to 5 decimals), relative tolerance
-(integers exact when both are integers), and the percent/decimal reading. A mismatch is
-typed: sign flip, scale 10^k, percent confusion, wrong value.
+The numeric cascade, cheapest first, each step a named reason: exact (after
+normalisation of currency, separators, percent signs, bold and unicode minus); the
+official ConvFinQA rule (equal after rounding to 5 decimals); relative tolerance (1e-3,
+integers exact when both are written as integers); equal at the precision the
+prediction reports; the percent/decimal reading (decided by the unit the output
+declares, then by cues in the question). LaTeX and expressions that are not plain
+numbers go to SymPy (:mod:`workbench.grading.symbolic`) under a time limit.
+
+A mismatch is typed: sign flip, scale 10^k, percent confusion, rounding beyond
+tolerance, wrong value, no answer, unparseable, timeout.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 from workbench.grading import patterns
 from workbench.grading.normalize import ParsedNumber, is_no_answer, normalize_answer, parse_number
 from workbench.grading.status import GradeStatus, MatchReason
 
-__all__ = ["MatchPolicy", "DEFAULT_POLICY", "Verdict", "answers_match", "answer_text"]
+__all__ = [
+    "MatchPolicy",
+    "DEFAULT_POLICY",
+    "Verdict",
+    "AnswerKind",
+    "answers_match",
+    "answer_text",
+    "read_number",
+    "percent_cue",
+    "no_answer_verdict",
+]
+
+AnswerKind = Literal["auto", "number", "latex", "text"]
+_KINDS = ("auto", "number", "latex", "text")
+#: Units an output can declare for its answer, as the zarifaziz runs do.
+_PERCENT_UNITS = frozenset({"percent", "percentage", "%", "pct"})
+_PLAIN_UNITS = frozenset({"raw", "ratio", "decimal", "none", "number", "absolute"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,14 +61,29 @@ class MatchPolicy:
     accept_reported_precision
         Accept a prediction equal to the gold rounded to the decimals the prediction shows
         (``1.74`` for 1.743), when it shows at least two significant digits.
+    use_cues
+        Let the unit an output declares and the question's wording decide the percent
+        reading: a declared plain unit or a question asking for a ratio turns a match
+        that needs the x100 reading into ``percent_confusion``.
+    symbolic
+        Send answers that are not plain numbers (LaTeX, expressions) to SymPy.
+    time_limit
+        Seconds a SymPy comparison may take (``None``: the default of
+        :mod:`workbench.grading.limits`).
+    rounding_band
+        A wrong number within this relative distance of the gold is typed ``rounding``.
     """
 
-    name: str = "cascade-v1"
+    name: str = "cascade"
     rel_tol: float = 1e-3
     integers_exact: bool = True
     accept_round5: bool = True
     accept_percent_reading: bool = True
     accept_reported_precision: bool = True
+    use_cues: bool = True
+    symbolic: bool = True
+    time_limit: float | None = None
+    rounding_band: float = 1e-2
 
 
 DEFAULT_POLICY = MatchPolicy()
@@ -67,6 +105,8 @@ class Verdict:
         The numbers compared (``None`` when a side is not numeric).
     detail
         One readable sentence explaining the verdict.
+    kind
+        How the answers were compared: ``number``, ``latex``, ``text`` or ``yes_no``.
     """
 
     correct: bool
@@ -75,6 +115,7 @@ class Verdict:
     pred_value: float | None
     gold_value: float | None
     detail: str
+    kind: str = "number"
 
 
 def answer_text(value: object) -> str:
@@ -119,16 +160,112 @@ def _boolean(text: str) -> bool | None:
     return match.group("word").lower() in ("yes", "true")
 
 
-def answers_match(pred: str | None, gold: str | None, *, policy: MatchPolicy = DEFAULT_POLICY) -> Verdict:
+def _strip_latex(text: str) -> str:
+    out = text.strip()
+    previous = None
+    while previous != out:
+        previous = out
+        out = patterns.LATEX_TEXT.sub(lambda m: " " + m.group("inner"), out)
+    out = patterns.LATEX_NOISE.sub("", out).replace("{,}", ",").replace("\\%", "%").replace("\\$", "$")
+    if len(out) >= 2 and out[0] == "$" and out[-1] == "$":
+        out = out.strip("$")
+    return out.strip()
+
+
+def read_number(text: str) -> ParsedNumber | None:
+    r"""Read an answer that is one number, in any of the ways answers write numbers.
+
+    Tries, in order: a plain number (currency, separators, percent, accounting negatives);
+    the same after removing LaTeX wrappers (``\text{}``, ``\$``, ``\%``); a number followed by
+    a short unit word (``15.97 ml``); a LaTeX number (``\frac{3}{7}``, ``3/7``).
+
+    Examples
+    --------
+    >>> read_number("15.97 ml").value, read_number(r"\$1.33").value, read_number(r"12\%").fraction
+    (15.97, 1.33, 0.12)
+    >>> round(read_number(r"\frac{3}{7}").value, 6), read_number("x + 1") is None
+    (0.428571, True)
+    """
+    number = parse_number(text)
+    if number is not None:
+        return number
+    cleaned = _strip_latex(normalize_answer(text))
+    number = parse_number(cleaned)
+    if number is not None:
+        return number
+    with_unit = patterns.NUMBER_WITH_UNIT.match(cleaned)
+    if with_unit is not None and not patterns.YES_NO.match(with_unit.group("unit").strip()):
+        number = parse_number(with_unit.group("number"))
+        if number is not None:
+            return number
+    from workbench.grading.symbolic import latex_number  # SymPy-free; imported late to keep start-up light
+
+    value = latex_number(text)
+    if value is None or not math.isfinite(value):
+        return None
+    integral = value == int(value)
+    return ParsedNumber(value=value, is_percent=False, decimals=0 if integral else 12, text=normalize_answer(text))
+
+
+def percent_cue(question: str | None, unit: str | None) -> bool | None:
+    """Whether the output or the question asks for a percentage (``True``), a plain
+    number or ratio (``False``), or says nothing (``None``). A unit the output declares
+    wins over the question's wording.
+
+    Examples
+    --------
+    >>> percent_cue("what percentage of revenue was that?", None)
+    True
+    >>> percent_cue("what is the ratio of debt to equity?", None), percent_cue("and in 2011?", "percent")
+    (False, True)
+    >>> percent_cue("and in 2011?", None) is None
+    True
+    """
+    declared = (unit or "").strip().lower()
+    if declared in _PERCENT_UNITS:
+        return True
+    if declared in _PLAIN_UNITS:
+        return False
+    if question:
+        if patterns.PERCENT_CUE.search(question):
+            return True
+        if patterns.RATIO_CUE.search(question):
+            return False
+    return None
+
+
+def no_answer_verdict(pred: str | None) -> Verdict:
+    return Verdict(
+        False, GradeStatus.NO_ANSWER, MatchReason.NO_ANSWER, None, None, f"the output gives no answer ({pred!r})"
+    )
+
+
+def answers_match(
+    pred: str | None,
+    gold: str | None,
+    *,
+    kind: AnswerKind = "auto",
+    question: str | None = None,
+    unit: str | None = None,
+    policy: MatchPolicy = DEFAULT_POLICY,
+) -> Verdict:
     """Decide whether a predicted answer matches the gold answer.
 
     Parameters
     ----------
     pred
-        The model's answer text (``"12.57"``, ``"14.1%"``, ``"no"``, ``"N/A"``).
+        The model's answer text (``"12.57"``, ``"14.1%"``, ``"no"``, ``"\\frac{3}{7}"``, ``"N/A"``).
     gold
-        The gold answer text: an executed value written with :func:`answer_text`, or
-        a display answer.
+        The gold answer text: an executed value written with :func:`answer_text`, a
+        display answer, or LaTeX.
+    kind
+        ``auto`` (decided by the gold), ``number``, ``latex`` (numbers first, then SymPy), or
+        ``text`` (choice letters, yes/no, normalised strings).
+    question
+        The question, when known: "what percentage" or "what is the ratio" decides a
+        prediction that matches only when read as a percent.
+    unit
+        The unit the output declares for its answer (``percent``, ``raw``...), when it does.
     policy
         Tolerances and which readings count.
 
@@ -138,69 +275,112 @@ def answers_match(pred: str | None, gold: str | None, *, policy: MatchPolicy = D
 
     Notes
     -----
-    Asymmetric: ``gold`` decides the kind of comparison (yes/no or number), and the
-    percent reading rescales the prediction only. A prediction that states no answer is
-    never correct, whatever the gold.
+    Asymmetric: ``gold`` decides the kind of comparison (yes/no, number, LaTeX or text),
+    the number of decimals in ``pred`` sets the precision it is held to, and the percent
+    reading rescales the prediction only. A prediction that states no answer is never
+    correct, whatever the gold.
 
     Examples
     --------
-    >>> answers_match("12.57", "0.12574").reason.value
-    'percent_reading'
-    >>> answers_match("0.1082", "0.10826").reason.value
-    'rel_tolerance'
-    >>> v = answers_match("-42.9%", "0.429")
+    >>> answers_match("14.1%", "0.14136").reason.value
+    'reported_precision'
+    >>> answers_match("0.141", "14.1%").reason.value
+    'exact'
+    >>> answers_match("14.1", "14.1%", question="what percentage of sales was it?").correct
+    True
+    >>> v = answers_match("14.1", "14.1%", question="what is the ratio of sales to costs?")
     >>> v.correct, v.reason.value
-    (False, 'sign_flip')
+    (False, 'percent_confusion')
+    >>> v = answers_match("1877", "18770")
+    >>> v.correct, v.reason.value
+    (False, 'scale')
+    >>> answers_match("12.57", "0.12574", unit="percent").reason.value
+    'percent_reading'
     >>> answers_match("N/A", "3").status.value
     'no_answer'
     """
+    if kind not in _KINDS:
+        raise ValueError(f"unknown answer kind {kind!r}; use one of {', '.join(_KINDS)}")
     if gold is None or not str(gold).strip():
-        return Verdict(False, GradeStatus.NO_GOLD, MatchReason.NO_GOLD, None, None, "no gold answer")
+        return Verdict(False, GradeStatus.NO_GOLD, MatchReason.NO_GOLD, None, None, "no gold answer", kind)
     if pred is None or is_no_answer(pred):
-        return Verdict(
-            False,
-            GradeStatus.NO_ANSWER,
-            MatchReason.NO_ANSWER,
-            None,
-            None,
-            f"the output gives no answer ({pred!r})",
-        )
-    gold_bool = _boolean(gold)
-    if gold_bool is not None:
-        pred_bool = _boolean(pred)
-        if pred_bool is None:
-            return Verdict(
-                False,
-                GradeStatus.OK,
-                MatchReason.WRONG_VALUE,
-                None,
-                None,
-                f"gold is {'yes' if gold_bool else 'no'}; the prediction {pred!r} is not yes/no",
-            )
-        ok = pred_bool == gold_bool
-        return Verdict(
-            ok,
-            GradeStatus.OK,
-            MatchReason.YES_NO if ok else MatchReason.WRONG_VALUE,
-            None,
-            None,
-            f"gold {'yes' if gold_bool else 'no'}, predicted {'yes' if pred_bool else 'no'}",
-        )
-    gold_number = parse_number(gold)
-    if gold_number is None:
-        return _compare_text(pred, gold)
-    pred_number = parse_number(pred)
-    g = gold_number.fraction
-    if pred_number is None:
+        return no_answer_verdict(pred)
+    if kind in ("auto", "text"):
+        gold_bool = _boolean(gold)
+        if gold_bool is not None:
+            return _compare_boolean(pred, gold_bool)
+        choice = patterns.CHOICE_LETTER.match(normalize_answer(gold))
+        if choice is not None and (kind == "text" or len(gold.strip()) <= 3):
+            return _compare_choice(pred, choice.group("letter"))
+        if kind == "text":
+            return _compare_text(pred, gold)
+    gold_number = read_number(gold)
+    if gold_number is not None:
+        pred_number = read_number(pred)
+        if pred_number is not None:
+            cue = percent_cue(question, unit) if policy.use_cues else None
+            return _compare_numbers(pred_number, gold_number, policy, cue)
+        if policy.symbolic and patterns.MATH_MARKUP.search(pred):
+            return _compare_symbolic(pred, gold, policy, gold_number.fraction)
         return Verdict(
             False,
             GradeStatus.UNPARSEABLE,
             MatchReason.UNPARSEABLE,
             None,
-            g,
+            gold_number.fraction,
             f"no number could be read from {pred!r}",
         )
-    return _compare_numbers(pred_number, gold_number, policy)
+    if kind == "number":
+        return Verdict(
+            False,
+            GradeStatus.UNPARSEABLE,
+            MatchReason.UNPARSEABLE,
+            None,
+            None,
+            f"the gold {gold!r} is not a number (kind='number'); use kind='latex' or 'text'",
+        )
+    if kind == "latex" or patterns.MATH_MARKUP.search(gold):
+        if policy.symbolic:
+            return _compare_symbolic(pred, gold, policy, None)
+        verdict = _compare_text(pred, gold)
+        return Verdict(verdict.correct, verdict.status, verdict.reason, None, None, verdict.detail, "latex")
+    return _compare_text(pred, gold)
+
+
+def _compare_boolean(pred: str, gold_bool: bool) -> Verdict:
+    pred_bool = _boolean(pred)
+    gold_word = "yes" if gold_bool else "no"
+    if pred_bool is None:
+        detail = f"gold is {gold_word}; the prediction {pred!r} is not yes/no"
+        return Verdict(False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, None, detail, "yes_no")
+    ok = pred_bool == gold_bool
+    reason = MatchReason.YES_NO if ok else MatchReason.WRONG_VALUE
+    detail = f"gold {gold_word}, predicted {'yes' if pred_bool else 'no'}"
+    return Verdict(ok, GradeStatus.OK, reason, None, None, detail, "yes_no")
+
+
+def _compare_choice(pred: str, gold_letter: str) -> Verdict:
+    match = patterns.CHOICE_LETTER.match(normalize_answer(pred))
+    if match is None:
+        detail = f"gold is choice {gold_letter.upper()}; {pred!r} is not a choice letter"
+        return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, "text")
+    ok = match.group("letter").lower() == gold_letter.lower()
+    detail = f"gold choice {gold_letter.upper()}, predicted {match.group('letter').upper()}"
+    return Verdict(
+        ok, GradeStatus.OK, MatchReason.NORMALISED if ok else MatchReason.WRONG_VALUE, None, None, detail, "text"
+    )
+
+
+def _compare_symbolic(pred: str, gold: str, policy: MatchPolicy, gold_value: float | None) -> Verdict:
+    from workbench.grading.symbolic import latex_equivalent  # the SymPy path, run under a time limit
+
+    result = latex_equivalent(pred, gold, time_limit=policy.time_limit)
+    if result.status is GradeStatus.TIMEOUT:
+        return Verdict(False, GradeStatus.TIMEOUT, MatchReason.TIMEOUT, None, gold_value, result.detail, "latex")
+    if result.status is not GradeStatus.OK:
+        return Verdict(False, result.status, MatchReason.UNPARSEABLE, None, gold_value, result.detail, "latex")
+    reason = MatchReason.SYMBOLIC if result.equivalent else MatchReason.WRONG_VALUE
+    return Verdict(result.equivalent, GradeStatus.OK, reason, None, gold_value, result.detail, "latex")
 
 
 def _compare_text(pred: str, gold: str) -> Verdict:
@@ -212,14 +392,35 @@ def _compare_text(pred: str, gold: str) -> Verdict:
         None,
         None,
         f"text comparison of {pred!r} with {gold!r}",
+        "text",
     )
 
 
-def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy) -> Verdict:
+def _precision(number: ParsedNumber) -> int:
+    """Decimals the writer reported; an integer with trailing zeros reports fewer (``16750000``: -4)."""
+    if number.decimals or not _is_integer_text(number):
+        return number.decimals
+    digits = str(abs(int(number.value)))
+    return -(len(digits) - len(digits.rstrip("0"))) if digits != "0" else 0
+
+
+def _percent_allowed(pred: ParsedNumber, cue: bool | None, upward: bool) -> tuple[bool, str]:
+    """Whether reading ``pred`` in the other unit is allowed, and why. ``upward``: the
+    prediction is in percent units for a ratio gold."""
+    if pred.is_percent:
+        return True, "the % sign says it is a percentage"
+    if cue is None:
+        return True, "neither the question nor the output says which unit"
+    if cue is upward:
+        return True, "the question or the output's unit asks for a percentage" if upward else "a ratio is asked for"
+    return False, "the question or the output's unit asks for a ratio" if upward else "a percentage is asked for"
+
+
+def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: bool | None = None) -> Verdict:
     p, g = pred.fraction, gold.fraction
 
     def verdict(correct: bool, reason: MatchReason, detail: str) -> Verdict:
-        return Verdict(correct, GradeStatus.OK, reason, p, g, detail)
+        return Verdict(correct, GradeStatus.OK, reason, p, g, detail, "number")
 
     if p == g:
         return verdict(True, MatchReason.EXACT, f"{p:g} equals {g:g}")
@@ -240,30 +441,56 @@ def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy
             MatchReason.REPORTED_PRECISION,
             f"{g_as_written:g} rounded to {pred.decimals} decimals is {pred.text}",
         )
-    # (prediction rescaled to gold units, gold in the prediction's units, how it was read)
+    # (prediction rescaled to gold units, gold in the prediction's units, how it was read, upward)
     readings = (
-        (pred.value / 100.0, g * 100.0, "as a percent"),
-        (pred.value * 100.0, g / 100.0, "as a ratio x100"),
+        (pred.value / 100.0, g * 100.0, "as a percent", True),
+        (pred.value * 100.0, g / 100.0, "as a ratio x100", False),
     )
     if pred.is_percent:
-        readings = ((pred.value, g, "without its % sign"),)
-    for value, gold_in_pred_units, how in readings:
+        readings = ((pred.value, g, "without its % sign", True),)
+    for value, gold_in_pred_units, how, upward in readings:
         if g == 0:
             break
         precise = policy.accept_reported_precision and _at_reported_precision(pred, gold_in_pred_units)
         if _close(value, g, policy.rel_tol) or precise:
-            if policy.accept_percent_reading:
-                return verdict(True, MatchReason.PERCENT_READING, f"{pred.text} read {how} is {value:g} = {g:g}")
-            return verdict(False, MatchReason.PERCENT_CONFUSION, f"{pred.text} matches {g:g} only read {how}")
-    return _mismatch(pred, gold, policy, verdict)
+            allowed, why = _percent_allowed(pred, cue, upward)
+            if policy.accept_percent_reading and allowed:
+                return verdict(True, MatchReason.PERCENT_READING, f"{pred.text} read {how} is {value:g} = {g:g}: {why}")
+            why = why if not allowed else "the policy does not accept unit readings"
+            return verdict(False, MatchReason.PERCENT_CONFUSION, f"{pred.text} matches {g:g} only read {how}; {why}")
+    return _mismatch(pred, gold, policy, verdict, cue)
 
 
-def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdict):  # type: ignore[no-untyped-def]
+def _is_rounding(p: float, p_decimals: int, g: float, g_decimals: int, band: float) -> bool:
+    """One side is the other rounded to the coarser side's precision, within ``band``."""
+    if g == 0 or abs(p - g) > band * abs(g):
+        return False
+    coarser = min(p_decimals, g_decimals)
+    return abs(p - g) <= 0.5 * 10.0 ** (-coarser) * (1 + 1e-9)
+
+
+def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdict, cue: bool | None):  # type: ignore[no-untyped-def]
     p, g = pred.fraction, gold.fraction
+    g_decimals = _precision(gold) - (2 if gold.is_percent else 0)  # decimals of the fraction
     if g != 0 and p != 0:
         candidates = [p] if pred.is_percent else [p, pred.value / 100.0, pred.value * 100.0]
         if any(_close(-c, g, policy.rel_tol) for c in candidates):
             return verdict(False, MatchReason.SIGN_FLIP, f"{pred.text} has the opposite sign of {g:g}")
+        # rounding, in the prediction's own units (a percent prediction shows g * 100)
+        p_decimals = _precision(pred)
+        unit_shifts = [(0, "")] if pred.is_percent else [(0, ""), (2, " read as a percent"), (-2, " read as a ratio")]
+        if pred.is_percent:
+            unit_shifts = [(2, "")]
+        for shift, how in unit_shifts:
+            if shift and cue is (shift < 0):
+                continue  # that reading is the one the question rules out
+            value, gold_in_units = pred.value, g * 10.0**shift
+            if _is_rounding(value, p_decimals, gold_in_units, g_decimals - shift, policy.rounding_band):
+                return verdict(
+                    False,
+                    MatchReason.ROUNDING,
+                    f"{pred.text}{how} is {gold_in_units:g} rounded differently, beyond the tolerance",
+                )
         ratio = abs(p / g)
         k = round(math.log10(ratio))
         if k != 0 and _close(ratio, 10.0**k, policy.rel_tol):

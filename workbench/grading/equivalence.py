@@ -1,18 +1,32 @@
-"""Program equivalence, version 1: compare canonical program trees.
+"""Program equivalence: do two programs compute the same thing, symbolically?
 
-Both programs are parsed, ``#n`` references are resolved by substituting the steps they
-name, and the final step is put in a canonical form: numbers and constants become their
-values, ``add`` and ``multiply`` are flattened (associativity) and their arguments sorted
-(commutativity). Two programs are equivalent when their canonical forms are equal, so
-``add(a, b)`` equals ``add(b, a)`` and ``(128 / 1018) * 100`` equals
-``divide(128, 1018), multiply(#0, const_100)``. The grading issue replaces this with a
-symbolic check; the interface stays.
+Both programs are parsed and their ``#n`` references resolved into one expression tree
+per step. Literals become symbols keyed by their value, so ``add(a, b)`` and ``add(b, a)``
+agree and ``13.4%`` is the same symbol as ``0.134``; named constants (``const_100``),
+powers of ten and small integers stay numbers, so ``divide(x, 100)`` equals
+``multiply(x, 0.01)`` and ``multiply(const_100, const_1000)`` folds to ``100000``.
+Operations that are not arithmetic (``greater``, ``table_*``, ``exp`` with a symbolic
+exponent) are uninterpreted functions of their arguments.
+
+The decision takes three steps, cheapest first:
+
+1. equal canonical trees (``add``/``multiply`` flattened and sorted): equivalent;
+2. exact rational evaluation at two pseudo-random points: a difference proves the
+   programs differ (no SymPy needed, and most pairs stop here);
+3. otherwise SymPy confirms that the difference cancels to zero, under the time limit
+   of :mod:`workbench.grading.limits`; a timeout is reported as a status.
+
+Step-level partial credit is the fraction of the gold program's steps whose value, as a
+function of the document's numbers, some sub-expression of the predicted program
+reproduces.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from workbench.grading.program import (
     Call,
@@ -26,21 +40,58 @@ from workbench.grading.program import (
     parse_program,
 )
 
-__all__ = ["ProgramMatch", "programs_equivalent", "compare_programs", "final_operation"]
+__all__ = [
+    "ProgramMatch",
+    "EquivalenceStatus",
+    "programs_equivalent",
+    "compare_programs",
+    "step_credit",
+    "final_operation",
+]
 
 _Canon = tuple[object, ...]
 _FLATTEN = frozenset({"add", "multiply"})
+_POINTS = (1, 2)
+#: Literals kept as numbers rather than symbols: structural constants of programs.
+_SMALL_INTEGER = 12
+_POWERS_OF_TEN = frozenset(Fraction(10) ** k for k in range(-6, 13))
+#: Exact evaluation stops when numbers grow past this many digits (a hostile ``exp``).
+_MAX_DIGITS = 2000
+
+EquivalenceStatus = str  # "ok" | "parse_error" | "timeout" | "error"
 
 
 @dataclass(frozen=True, slots=True)
 class ProgramMatch:
-    """Outcome of comparing two programs: ``equivalent`` and a readable ``detail``."""
+    """Outcome of comparing two programs.
+
+    Attributes
+    ----------
+    equivalent
+        Whether they compute the same thing.
+    detail
+        One readable sentence saying why.
+    status
+        ``ok``; ``parse_error`` when a side does not parse; ``timeout`` when SymPy ran out
+        of time (``equivalent`` is then ``False`` and must not be read as a verdict).
+    rule
+        What decided: ``canonical``, ``evaluation`` (differs at a test point), ``symbolic``
+        (SymPy), or ``none``.
+    partial_credit
+        Fraction of the gold steps the prediction reproduces (``None`` when a side does
+        not parse).
+    """
 
     equivalent: bool
     detail: str
+    status: EquivalenceStatus = "ok"
+    rule: str = "none"
+    partial_credit: float | None = None
 
 
-def _resolve(program: Program) -> Node:
+# --------------------------------------------------------------------------- trees
+def _resolve_steps(program: Program) -> list[Node]:
+    """Each top-level step with ``#n`` references replaced by the steps they name."""
     resolved: list[Node] = []
 
     def substitute(node: Node) -> Node:
@@ -54,7 +105,7 @@ def _resolve(program: Program) -> Node:
 
     for step in program.steps:
         resolved.append(substitute(step))
-    return resolved[-1]
+    return resolved
 
 
 def _canon(node: Node) -> _Canon:
@@ -62,7 +113,7 @@ def _canon(node: Node) -> _Canon:
         return ("n", round(node.value, 9))
     if isinstance(node, TableArg):
         return ("t", " ".join(node.text.lower().split()))
-    if isinstance(node, Ref):  # unresolved references do not survive _resolve
+    if isinstance(node, Ref):  # unresolved references do not survive _resolve_steps
         return ("r", node.index)
     args = [_canon(a) for a in node.args]
     if node.op in _FLATTEN:
@@ -73,40 +124,250 @@ def _canon(node: Node) -> _Canon:
     return (node.op, tuple(args))
 
 
-def compare_programs(pred: str | Sequence[str], gold: str | Sequence[str]) -> ProgramMatch:
+def _is_structural(node: Num | Const) -> bool:
+    if isinstance(node, Const):
+        return True
+    value = Fraction(repr(node.value)) if node.value == node.value else Fraction(0)
+    return (value.denominator == 1 and abs(value) <= _SMALL_INTEGER) or abs(value) in _POWERS_OF_TEN
+
+
+def _symbol_key(node: Num | TableArg) -> str:
+    if isinstance(node, TableArg):
+        return "t:" + " ".join(node.text.lower().split())
+    return f"n:{node.value:.9g}"
+
+
+# --------------------------------------------------------------------------- evaluation
+class _Undefined(Exception):
+    """Evaluation at a test point divided by zero or grew too large."""
+
+
+def _point_value(key: str, point: int) -> Fraction:
+    digest = hashlib.blake2b(f"{point}|{key}".encode(), digest_size=8).digest()
+    numerator = int.from_bytes(digest[:5], "big") % 1_000_003 + 1_009
+    denominator = (1, 3, 7, 11, 13, 17, 19, 23)[digest[5] % 8]
+    return Fraction(numerator, denominator)
+
+
+def _check_size(value: Fraction) -> Fraction:
+    if value.numerator.bit_length() > _MAX_DIGITS * 3.33 or value.denominator.bit_length() > _MAX_DIGITS * 3.33:
+        raise _Undefined("value too large")
+    return value
+
+
+def _evaluate(node: Node, point: int, memo: dict[int, Fraction]) -> Fraction:
+    cached = memo.get(id(node))
+    if cached is not None:
+        return cached
+    if isinstance(node, Num | Const):
+        if node.value != node.value or node.value in (float("inf"), float("-inf")):
+            raise _Undefined("not finite")
+        value = Fraction(repr(node.value)) if _is_structural(node) else _point_value(_symbol_key(node), point)  # type: ignore[arg-type]
+    elif isinstance(node, TableArg):
+        value = _point_value(_symbol_key(node), point)
+    elif isinstance(node, Ref):
+        raise _Undefined("unresolved reference")
+    else:
+        args = [_evaluate(a, point, memo) for a in node.args if not isinstance(a, TableArg)]
+        value = _apply(node, args, point)
+    memo[id(node)] = value
+    return _check_size(value)
+
+
+def _apply(node: Call, args: list[Fraction], point: int) -> Fraction:
+    op = node.op
+    try:
+        if op == "add" and args:
+            return sum(args, Fraction(0))
+        if op == "subtract" and len(args) == 2:
+            return args[0] - args[1]
+        if op == "multiply" and args:
+            out = Fraction(1)
+            for a in args:
+                out *= a
+            return out
+        if op == "divide" and len(args) == 2:
+            return args[0] / args[1]
+        if op == "negate" and len(args) == 1:
+            return -args[0]
+        if op == "exp" and len(args) == 2 and args[1].denominator == 1 and abs(args[1]) <= 64:
+            return args[0] ** int(args[1])
+    except ZeroDivisionError:
+        raise _Undefined("division by zero") from None
+    # not arithmetic: an uninterpreted function of its arguments (row labels included)
+    labels = [_symbol_key(a) for a in node.args if isinstance(a, TableArg)]
+    return _point_value(f"f:{op}|{labels}|{[str(a) for a in args]}", point)
+
+
+def _signature(node: Node) -> tuple[Fraction, ...] | None:
+    try:
+        return tuple(_evaluate(node, point, {}) for point in _POINTS)
+    except (_Undefined, RecursionError, OverflowError, ValueError):
+        return None
+
+
+def _subtrees(node: Node) -> list[Node]:
+    out = [node]
+    if isinstance(node, Call):
+        for arg in node.args:
+            out.extend(_subtrees(arg))
+    return out
+
+
+# --------------------------------------------------------------------------- SymPy
+def _to_sympy(node: Node):  # type: ignore[no-untyped-def]
+    import sympy
+
+    if isinstance(node, Num | Const):
+        if _is_structural(node):
+            return sympy.Rational(repr(node.value))
+        return sympy.Symbol("v_" + hashlib.blake2b(_symbol_key(node).encode(), digest_size=6).hexdigest())  # type: ignore[arg-type]
+    if isinstance(node, TableArg):
+        return sympy.Symbol("t_" + hashlib.blake2b(_symbol_key(node).encode(), digest_size=6).hexdigest())
+    if isinstance(node, Ref):
+        raise ValueError("unresolved reference")
+    args = [_to_sympy(a) for a in node.args]
+    if node.op == "add":
+        return sympy.Add(*args)
+    if node.op == "subtract" and len(args) == 2:
+        return args[0] - args[1]
+    if node.op == "multiply":
+        return sympy.Mul(*args)
+    if node.op == "divide" and len(args) == 2:
+        return args[0] / args[1]
+    if node.op == "negate" and len(args) == 1:
+        return -args[0]
+    if node.op == "exp" and len(args) == 2:
+        return sympy.Pow(args[0], args[1], evaluate=False) if args[1].is_Symbol else args[0] ** args[1]
+    return sympy.Function(node.op)(*args)
+
+
+def sympy_difference_is_zero(a: Node, b: Node) -> bool:
+    """Whether ``a - b`` simplifies to zero (run through :func:`~workbench.grading.limits.call_with_limit`)."""
+    import sympy
+
+    difference = sympy.cancel(sympy.together(_to_sympy(a) - _to_sympy(b)))
+    return bool(difference == 0 or sympy.simplify(difference) == 0)
+
+
+# --------------------------------------------------------------------------- public
+def _parse(program: str | Sequence[str] | Program) -> list[Node]:
+    parsed = program if isinstance(program, Program) else parse_program(program)
+    return _resolve_steps(parsed)
+
+
+def _credit(pred_steps: list[Node], gold_steps: list[Node]) -> float | None:
+    """Share of the gold's operations reproduced; ``None`` for a gold with no operation
+    (a lookup), whose credit is then all or nothing."""
+    operations = [step for step in gold_steps if isinstance(step, Call)]
+    if not operations:
+        return None
+    available = set()
+    for step in pred_steps:
+        for sub in _subtrees(step):
+            if isinstance(sub, Call):
+                signature = _signature(sub)
+                if signature is not None:
+                    available.add(signature)
+    hits = sum(1 for step in operations if _signature(step) in available)
+    return hits / len(operations)
+
+
+def _match(equivalent: bool, detail: str, status: str, rule: str, credit: float | None) -> ProgramMatch:
+    if credit is None and status == "ok":
+        credit = 1.0 if equivalent else 0.0
+    elif equivalent:
+        credit = 1.0
+    return ProgramMatch(equivalent, detail, status, rule, credit)
+
+
+def compare_programs(
+    pred: str | Sequence[str] | Program, gold: str | Sequence[str] | Program, *, time_limit: float | None = None
+) -> ProgramMatch:
     """Compare two programs and say why they are or are not equivalent.
 
     Examples
     --------
-    >>> compare_programs("add(2, 3)", "add(3, 2)").equivalent
-    True
+    >>> m = compare_programs("add(2.5, 3.5)", "add(3.5, 2.5)")
+    >>> m.equivalent, m.rule
+    (True, 'canonical')
     >>> compare_programs("(128 / 1018) * 100", "divide(128, 1018), multiply(#0, const_100)").equivalent
     True
-    >>> compare_programs("subtract(1, 2)", "subtract(2, 1)").detail
-    'different final computation'
+    >>> m = compare_programs("subtract(divide(52, 40), 1)", "subtract(52, 40), divide(#0, 40)")
+    >>> m.equivalent, m.rule
+    (True, 'symbolic')
+    >>> m = compare_programs("subtract(52, 40)", "subtract(52, 40), divide(#0, 40)")
+    >>> m.equivalent, m.partial_credit
+    (False, 0.5)
     """
     try:
-        pred_tree = _resolve(parse_program(pred))
+        pred_steps = _parse(pred)
     except (ProgramSyntaxError, RecursionError) as exc:
-        return ProgramMatch(False, f"predicted program does not parse: {exc}")
+        return ProgramMatch(False, f"predicted program does not parse: {exc}", "parse_error")
     try:
-        gold_tree = _resolve(parse_program(gold))
+        gold_steps = _parse(gold)
     except (ProgramSyntaxError, RecursionError) as exc:
-        return ProgramMatch(False, f"gold program does not parse: {exc}")
-    if _canon(pred_tree) == _canon(gold_tree):
-        return ProgramMatch(True, "same computation up to order of add/multiply arguments")
-    return ProgramMatch(False, "different final computation")
+        return ProgramMatch(False, f"gold program does not parse: {exc}", "parse_error")
+    if not pred_steps or not gold_steps:
+        return ProgramMatch(False, "a program is empty", "parse_error")
+    try:
+        credit = _credit(pred_steps, gold_steps)
+        pred_tree, gold_tree = pred_steps[-1], gold_steps[-1]
+        if _canon(pred_tree) == _canon(gold_tree):
+            return _match(True, "same computation up to the order of add/multiply arguments", "ok", "canonical", credit)
+        pred_sig, gold_sig = _signature(pred_tree), _signature(gold_tree)
+    except RecursionError:
+        return ProgramMatch(False, "a program nests too deeply to compare", "error")
+    if pred_sig is not None and gold_sig is not None and pred_sig != gold_sig:
+        return _match(False, "different computation: the programs disagree at a test point", "ok", "evaluation", credit)
+    from workbench.grading.limits import call_with_limit  # SymPy runs only under the time limit
+
+    outcome = call_with_limit(sympy_difference_is_zero, pred_tree, gold_tree, time_limit=time_limit)
+    if outcome.status.value == "timeout":
+        return _match(False, f"symbolic comparison timed out ({outcome.message})", "timeout", "symbolic", credit)
+    if not outcome.ok:
+        return _match(False, f"symbolic comparison failed: {outcome.message}", "error", "symbolic", credit)
+    if outcome.value:
+        return _match(True, "same computation: SymPy reduces the difference to zero", "ok", "symbolic", credit)
+    return _match(False, "different computation: SymPy leaves a non-zero difference", "ok", "symbolic", credit)
 
 
 def programs_equivalent(a: str | Sequence[str], b: str | Sequence[str]) -> bool:
-    """Tell whether two programs compute the same thing (see :func:`compare_programs`).
+    """Tell whether two programs compute the same thing: symbolically, not by string
+    equality (commutativity, associativity, constant folding, ``#n`` references resolved).
+
+    A symbolic comparison that runs out of time gives ``False``; use
+    :func:`compare_programs` to see its status.
 
     Examples
     --------
     >>> programs_equivalent("multiply(2, add(3, 4))", "multiply(add(4, 3), 2)")
     True
+    >>> programs_equivalent("subtract(60.94, 25.14), divide(#0, 25.14)", "(60.94 - 25.14) / 25.14")
+    True
+    >>> programs_equivalent("divide(52.3, const_100)", "multiply(52.3, 0.01)")
+    True
+    >>> programs_equivalent("subtract(5829, 5735)", "subtract(5735, 5829)")
+    False
+    >>> programs_equivalent(["subtract(", "5829", "5735", ")", "EOF"], "5829 - 5735")
+    True
     """
     return compare_programs(a, b).equivalent
+
+
+def step_credit(pred: str | Sequence[str], gold: str | Sequence[str]) -> float | None:
+    """The fraction of the gold program's steps that the predicted program reproduces
+    (some sub-expression of the prediction computes the same function of the document's
+    numbers); ``None`` when a side does not parse.
+
+    Examples
+    --------
+    >>> step_credit("divide(subtract(206588, 181001), 181001)", "subtract(206588, 181001), divide(#0, 181001)")
+    1.0
+    >>> step_credit("subtract(206588, 181001)", "subtract(206588, 181001), divide(#0, 181001)")
+    0.5
+    """
+    return compare_programs(pred, gold).partial_credit
 
 
 def final_operation(program: str | None) -> str:

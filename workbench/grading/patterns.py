@@ -22,6 +22,22 @@ __all__ = [
     "PROGRAM_TOKEN",
     "MAP_TURN_BASE",
     "RUN_TIMESTAMP_DIR",
+    "HASH_ANSWER",
+    "ANSWER_IS",
+    "ANSWER_LINE",
+    "BOXED_OPEN",
+    "BOXED_BARE",
+    "SOLUTION_BLOCK",
+    "TEXT_NUMBER",
+    "INLINE_MATH",
+    "LATEX_TEXT",
+    "LATEX_NOISE",
+    "NUMBER_WITH_UNIT",
+    "PERCENT_CUE",
+    "RATIO_CUE",
+    "CHOICE_LETTER",
+    "MATH_MARKUP",
+    "PLAIN_NUMBER",
 ]
 
 #: Characters that people and models use for a minus sign.
@@ -80,3 +96,64 @@ MAP_TURN_BASE = re.compile(r"^(?P<column>.+?):(?P<base>[01])$")
 
 #: A directory named after a run timestamp: ``2026-05-04T06-35-00Z``.
 RUN_TIMESTAMP_DIR = re.compile(r"^\d{4}-\d{2}-\d{2}T[\d-]+Z?$")
+
+# --------------------------------------------------------------------------- answer extraction
+#: ``#### 18`` (GSM8K's answer line); the answer runs to the end of the line.
+HASH_ANSWER = re.compile(r"####\s*(?P<answer>[^\n]*)")
+
+#: "The answer is 18", "The final answer is $\boxed{3}$", "Final answer: 18".
+ANSWER_IS = re.compile(
+    r"(?:the\s+)?(?P<final>final\s+)?answer\s*(?:is|:)\s*:?\s*(?P<answer>[^\n]*)",
+    re.IGNORECASE,
+)
+
+#: An answer line as in OpenAI's GSM8K model solutions: ``A: 18`` at the start of a line.
+ANSWER_LINE = re.compile(r"(?m)^\s*A:\s*(?P<answer>[^\n]+)$")
+
+#: ``\boxed{`` or ``\fbox{`` opening; the content is read by brace matching, not by regex.
+BOXED_OPEN = re.compile(r"\\(?:boxed|fbox)\s*\{")
+
+#: ``\boxed 5`` without braces.
+BOXED_BARE = re.compile(r"\\boxed\s+(?P<answer>[^\s$]+)")
+
+#: The answer block of reasoning models: ``<|begin_of_solution|> ... <|end_of_solution|>``.
+SOLUTION_BLOCK = re.compile(r"<\|begin_of_solution\|>(?P<answer>.*?)(?:<\|end_of_solution\|>|$)", re.DOTALL)
+
+#: Any number in running text, for the flexible rule: ``-1,234.5``, ``$18``, ``.5``, ``3/4``.
+TEXT_NUMBER = re.compile(
+    r"(?<![\w.])(?P<number>-?\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+(?!\.\d))?%?|-?\.\d+%?)"
+)
+
+#: Inline mathematics: ``$...$``, ``\(...\)``, ``\[...\]``.
+INLINE_MATH = re.compile(r"\$\$(?P<a>.+?)\$\$|\$(?P<b>[^$]+?)\$|\\\((?P<c>.+?)\\\)|\\\[(?P<d>.+?)\\\]", re.DOTALL)
+
+#: ``\text{ ml}``, ``\mbox{cm}``, ``\textbf{4}``: text wrappers removed during normalisation.
+LATEX_TEXT = re.compile(r"\\(?:text|textbf|textit|mathrm|mbox|mathbf)\s*\{(?P<inner>[^{}]*)\}")
+
+#: ``\left`` and ``\right`` sizing commands, ``\!`` ``\,`` ``\;`` spacing, ``^\circ`` degrees
+#: (escaped ``\%`` and ``\$`` are unescaped separately).
+LATEX_NOISE = re.compile(r"\\left\b|\\right\b|\\[!,;:]|\\quad|\^\s*\{?\\circ\}?")
+
+#: A number followed by a short unit word: ``15.97 ml``, ``18 dollars``, ``3 cm^2``.
+NUMBER_WITH_UNIT = re.compile(
+    rf"^(?P<number>[-+]?\s*\$?\s*(?:{NUMBER_LITERAL})\s*%?)\s*(?P<unit>[a-z][a-z .^2-3]{{0,24}})$",
+    re.IGNORECASE,
+)
+
+# --------------------------------------------------------------------------- question cues
+#: A question asking for a percentage: "what percentage", "percent change", "growth rate", "%".
+PERCENT_CUE = re.compile(r"%|\bpercent(?:age)?s?\b|\bpct\b|\bgrowth rate\b|\brate of (?:change|growth|return)\b", re.I)
+
+#: A question asking for a ratio or decimal: "what is the ratio", "as a decimal", "how many times".
+RATIO_CUE = re.compile(r"\bratio\b|\bdecimal\b|\bfraction\b|\bhow many times\b|\btimes (?:as|larger|bigger)\b", re.I)
+
+#: A multiple-choice answer: ``A``, ``(b)``, ``C.``, ``Option D``.
+CHOICE_LETTER = re.compile(r"^(?:option\s+|choice\s+)?\(?(?P<letter>[a-e])\)?[.:]?$", re.I)
+
+#: Signs that a gold answer is mathematics rather than prose: LaTeX commands, braces,
+#: operators, or a lone variable.
+MATH_MARKUP = re.compile(r"[\\{}^_=<>]|\d\s*[-+*/]\s*\d|^[a-z]$|\d[a-z]\b|[a-z]\s*[-+*/^]", re.I)
+
+#: A gold answer that is just a number: optional sign, thousands separators, decimals,
+#: exponent (``70,000``, ``-3``, ``0.5``, ``1e-05``); ``\frac{1}{2}`` and ``10,\!080`` are not.
+PLAIN_NUMBER = re.compile(rf"^\s*(?P<sign>[-+])?(?P<num>{NUMBER_LITERAL})\s*$")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["GradeStatus", "MatchReason", "ProgramStatus"]
+__all__ = ["GradeStatus", "MatchReason", "ProgramStatus", "ExtractionStatus", "ExtractionRule"]
 
 
 class GradeStatus(StrEnum):
@@ -32,15 +32,18 @@ class MatchReason(StrEnum):
     REL_TOLERANCE = "rel_tolerance"
     REPORTED_PRECISION = "reported_precision"
     PERCENT_READING = "percent_reading"
+    SYMBOLIC = "symbolic"
     # mismatches
     SIGN_FLIP = "sign_flip"
     SCALE = "scale"
     PERCENT_CONFUSION = "percent_confusion"
+    ROUNDING = "rounding"
     WRONG_VALUE = "wrong_value"
     NO_ANSWER = "no_answer"
     UNPARSEABLE = "unparseable"
     NO_GOLD = "no_gold"
     NO_PREDICTION = "no_prediction"
+    TIMEOUT = "timeout"
 
 
 class ProgramStatus(StrEnum):
@@ -57,3 +60,26 @@ class ProgramStatus(StrEnum):
     NUMERIC_ERROR = "numeric_error"
     NEEDS_TABLE = "needs_table"
     TABLE_ROW_NOT_FOUND = "table_row_not_found"
+    TIMEOUT = "timeout"
+
+
+class ExtractionStatus(StrEnum):
+    """Whether an answer was found in a model's output."""
+
+    FOUND = "found"
+    NOT_FOUND = "not_found"
+    EMPTY = "empty"
+
+
+class ExtractionRule(StrEnum):
+    """The rule that found an answer in a model's output, strict markers first."""
+
+    SOLUTION_BLOCK = "solution_block"
+    BOXED = "boxed"
+    HASHES = "hashes"
+    FINAL_ANSWER_IS = "final_answer_is"
+    ANSWER_IS = "answer_is"
+    ANSWER_LINE = "answer_line"
+    LAST_NUMBER = "last_number"
+    LAST_FORMULA = "last_formula"
+    NONE = "none"

@@ -1,12 +1,20 @@
-"""Grade one turn: the answer, and the program when there is one."""
+"""Grade one turn: the answer under one or more policies, and the program when there is one."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from workbench.grading.compare import DEFAULT_POLICY, MatchPolicy, Verdict, answers_match
-from workbench.grading.equivalence import compare_programs
-from workbench.grading.normalize import is_no_answer
+from workbench.grading.compare import AnswerKind, Verdict
+from workbench.grading.equivalence import ProgramMatch, compare_programs
+from workbench.grading.extract import Extraction
+from workbench.grading.policies import (
+    DEFAULT_GRADING_POLICY,
+    GradingPolicy,
+    PolicyGrade,
+    grade_answer,
+    select_answer,
+)
 from workbench.grading.program import ProgramResult, TableRows, execute_program
 from workbench.grading.status import GradeStatus, MatchReason
 
@@ -20,53 +28,65 @@ class TurnGrade:
     Attributes
     ----------
     verdict
-        The answer's :class:`~workbench.grading.compare.Verdict`.
+        The answer's :class:`~workbench.grading.compare.Verdict` under the main policy.
     answer_source
-        ``answer`` when the predicted answer was graded, ``program`` when the answer was
-        obtained by executing the predicted program, ``none`` when there was neither.
+        Where the compared answer came from: ``answer``, ``program`` (the predicted
+        program's value), ``upstream``, ``strict``/``flex`` (extraction), or ``none``.
+    answer
+        The answer text compared.
+    extraction
+        The extraction (span and rule) when the answer was extracted from the raw output.
     program
         The predicted program's execution, when there is a predicted program.
-    program_correct
-        Whether the predicted program is equivalent to the gold program (``None`` when
-        either is missing).
-    program_detail
-        Why the programs are or are not equivalent.
+    program_match
+        The comparison of the predicted and gold programs (``None`` when either is missing).
+    policies
+        The turn graded under every policy asked for, main policy included.
     """
 
     verdict: Verdict
     answer_source: str
+    answer: str | None
+    extraction: Extraction | None
     program: ProgramResult | None
-    program_correct: bool | None
-    program_detail: str
+    program_match: ProgramMatch | None
+    policies: tuple[PolicyGrade, ...] = ()
+
+    @property
+    def program_correct(self) -> bool | None:
+        """Whether the programs are equivalent; ``None`` when either is missing or the
+        comparison could not finish (see ``program_match.status``)."""
+        if self.program_match is None or self.program_match.status != "ok":
+            return None
+        return self.program_match.equivalent
+
+    @property
+    def program_detail(self) -> str:
+        return self.program_match.detail if self.program_match else ""
 
 
-def grade_turn(
+def _grade_under(
+    policy: GradingPolicy,
     *,
     predicted_answer: str | None,
-    predicted_program: str | None,
-    gold_executed: str | None,
-    gold_program: str | None,
-    table: TableRows | None = None,
-    policy: MatchPolicy = DEFAULT_POLICY,
-) -> TurnGrade:
-    """Grade a turn's answer (or the value of its program) and its program.
-
-    Examples
-    --------
-    >>> g = grade_turn(predicted_answer=None, predicted_program="divide(25587, 181001)",
-    ...                gold_executed="0.14136", gold_program="subtract(206588, 181001), divide(#0, 181001)")
-    >>> g.answer_source, g.verdict.correct, g.program_correct
-    ('program', True, False)
-    """
-    has_program = predicted_program is not None and predicted_program.strip() != ""
-    program = execute_program(predicted_program, table=table) if has_program else None
-    if predicted_answer is not None and not (is_no_answer(predicted_answer) and program and program.ok):
-        verdict = answers_match(predicted_answer, gold_executed, policy=policy)
-        source = "answer"
-    elif program is not None and program.ok:
-        verdict = answers_match(program.answer, gold_executed, policy=policy)
-        source = "program"
-    elif program is not None:
+    program: ProgramResult | None,
+    upstream_answer: str | None,
+    raw_output: str | None,
+    gold: str | None,
+    gold_display: str | None,
+    question: str | None,
+    unit: str | None,
+    kind: AnswerKind,
+) -> PolicyGrade:
+    program_answer = program.answer if program is not None and program.ok else None
+    answer, source, extraction = select_answer(
+        policy,
+        predicted_answer=predicted_answer,
+        program_answer=program_answer,
+        upstream_answer=upstream_answer,
+        raw_output=raw_output,
+    )
+    if source == "none" and program is not None and not program.ok:
         verdict = Verdict(
             False,
             GradeStatus.UNPARSEABLE,
@@ -75,13 +95,84 @@ def grade_turn(
             None,
             f"no answer, and the program fails: {program.message}",
         )
-        source = "program"
-    else:
-        verdict = answers_match(None, gold_executed, policy=policy)
-        source = "none"
-    program_correct: bool | None = None
-    detail = ""
+        return PolicyGrade(policy.name, verdict, None, "program", None)
+    if policy.matcher == "exact_string" and gold_display is not None:
+        gold = gold_display  # the baseline compares with the answer as the dataset writes it
+    verdict = grade_answer(policy, answer, gold, question=question, unit=unit, kind=kind)
+    return PolicyGrade(policy.name, verdict, answer, source, extraction)
+
+
+def grade_turn(
+    *,
+    predicted_answer: str | None,
+    predicted_program: str | None,
+    gold_executed: str | None,
+    gold_program: str | None,
+    gold_answer: str | None = None,
+    table: TableRows | None = None,
+    raw_output: str | None = None,
+    upstream_answer: str | None = None,
+    question: str | None = None,
+    unit: str | None = None,
+    kind: AnswerKind = "auto",
+    policy: GradingPolicy = DEFAULT_GRADING_POLICY,
+    also: Sequence[GradingPolicy] = (),
+) -> TurnGrade:
+    """Grade a turn's answer (or the value of its program, or the answer extracted from
+    its raw output) and its program.
+
+    Parameters
+    ----------
+    predicted_answer, predicted_program, raw_output, upstream_answer
+        What the system gave: its answer field, its program, its unfiltered output, and
+        the answer its own harness extracted.
+    gold_executed, gold_program
+        The gold answer text and program.
+    gold_answer
+        The gold answer as the dataset displays it (``"1,875"``, ``"14.1%"``), which the
+        ``exact-string`` baseline compares with; ``gold_executed`` when not given.
+    table
+        The document's table rows, for ``table_*`` operations.
+    question, unit
+        The question and the unit the output declares, which decide percent readings.
+    kind
+        Passed to :func:`~workbench.grading.compare.answers_match`.
+    policy
+        The main policy; ``also`` lists more policies to grade under (see ``policies``).
+
+    Examples
+    --------
+    >>> g = grade_turn(predicted_answer=None, predicted_program="divide(25587, 181001)",
+    ...                gold_executed="0.14136", gold_program="subtract(206588, 181001), divide(#0, 181001)")
+    >>> g.answer_source, g.verdict.correct, g.program_correct, g.program_match.partial_credit
+    ('program', True, False, 0.0)
+    >>> g = grade_turn(predicted_answer=None, predicted_program=None, raw_output="9 * 2 = 18. #### 18",
+    ...                gold_executed="18", gold_program=None)
+    >>> g.answer, g.answer_source, g.extraction.rule.value
+    ('18', 'flex', 'hashes')
+    """
+    has_program = predicted_program is not None and predicted_program.strip() != ""
+    program = execute_program(predicted_program, table=table) if has_program else None  # type: ignore[arg-type]
+    grades = []
+    for each in (policy, *[p for p in also if p.name != policy.name]):
+        grades.append(
+            _grade_under(
+                each,
+                predicted_answer=predicted_answer,
+                program=program,
+                upstream_answer=upstream_answer,
+                raw_output=raw_output,
+                gold=gold_executed,
+                gold_display=gold_answer,
+                question=question,
+                unit=unit,
+                kind=kind,
+            )
+        )
+    main = grades[0]
+    program_match = None
     if has_program and gold_program:
-        match = compare_programs(predicted_program, gold_program)  # type: ignore[arg-type]
-        program_correct, detail = match.equivalent, match.detail
-    return TurnGrade(verdict, source, program, program_correct, detail)
+        program_match = compare_programs(predicted_program, gold_program)  # type: ignore[arg-type]
+    return TurnGrade(
+        main.verdict, main.answer_source, main.answer, main.extraction, program, program_match, tuple(grades)
+    )

@@ -6,7 +6,16 @@ Layouts recognised from the file's shape:
 * ConvFinQA original (czyssrs): ``[{id, pre_text, post_text, table, annotation, qa...}]``,
   including the public test file that holds questions only;
 * gold that travels inside ghchen99-style outputs:
-  ``[{id, financial_report, conversation: [{question, expected_program, expected_answer}]}]``.
+  ``[{id, financial_report, conversation: [{question, expected_program, expected_answer}]}]``;
+* GSM8K JSON Lines ``{question, answer}``, the answer ending ``#### <final answer>``;
+* MATH-style problems, a JSON list or JSON Lines of ``{problem, solution, [level], [type],
+  [unique_id | id]}``, the final answer in the solution's last ``\\boxed{...}``;
+* a plain table (CSV, TSV, JSON Lines, JSON list or Parquet) with columns
+  ``record_id, turn, question, gold_answer`` and optionally ``gold_program``, ``gold_solution``.
+
+Each dataset says which ``benchmark`` it is: ``convfinqa``, ``gsm8k``, ``math`` or ``table``.
+Datasets without documents (all but ConvFinQA) have an empty ``documents`` table and a null
+``doc_id``.
 """
 
 from __future__ import annotations
@@ -20,15 +29,30 @@ from typing import Any, Literal
 import polars as pl
 
 from workbench.errors import InputError
+from workbench.grading import patterns
 from workbench.grading.compare import answer_text
+from workbench.grading.extract import last_boxed
 from workbench.grading.normalize import parse_cell_number, parse_number
 from workbench.grading.program import table_grid
-from workbench.io.jsonfiles import read_json, require_object
+from workbench.io.jsonfiles import iter_json_lines, read_json, read_text, require_object
 from workbench.schema import DOCUMENTS, GOLD_TURNS
 
-__all__ = ["GoldDataset", "Layout", "load_gold"]
+__all__ = ["GoldDataset", "Layout", "Benchmark", "load_gold", "gsm8k_final_answer", "plain_number", "executed_text"]
 
-Layout = Literal["convfinqa-reformatted", "convfinqa-original", "ghchen99-embedded"]
+Layout = Literal[
+    "convfinqa-reformatted",
+    "convfinqa-original",
+    "ghchen99-embedded",
+    "gsm8k-jsonl",
+    "math-problems",
+    "plain-table",
+    "carried-in-predictions",
+]
+Benchmark = Literal["convfinqa", "gsm8k", "math", "table"]
+
+#: Columns a plain gold table must have, and those it may have.
+_TABLE_REQUIRED = ("record_id", "turn", "question", "gold_answer")
+_TABLE_OPTIONAL = ("gold_program", "gold_solution")
 
 
 @dataclass(frozen=True)
@@ -45,32 +69,55 @@ class GoldDataset:
         The file it was read from.
     layout
         Which layout the file was recognised as.
+    benchmark
+        ``"convfinqa"``, ``"gsm8k"``, ``"math"`` or ``"table"``: which grading rules apply.
     """
 
     turns: pl.DataFrame
     documents: pl.DataFrame
     path: Path
     layout: Layout
+    benchmark: Benchmark
 
 
 def load_gold(path: str | Path) -> GoldDataset:
-    """Load a ConvFinQA gold file in any recognised layout.
+    """Load a gold dataset in any recognised layout (see the module docstring).
+
+    The layout is recognised from the file's suffix and the keys of its first record;
+    a ``.json`` file that holds JSON Lines is read as JSON Lines.
+
+    Parameters
+    ----------
+    path
+        The dataset file.
 
     Raises
     ------
     InputError
-        When the file cannot be read or a record lacks a field; the message names the
-        file, the record, the field and the fix.
+        When the file cannot be read, a record lacks a field, a GSM8K answer has no
+        ``####`` line or a MATH solution no ``\\boxed{}``; the message names the file, the
+        line or record, the field and the fix.
 
     Examples
     --------
     >>> from workbench.config import BUNDLED_DATASET, project_root
     >>> gold = load_gold(project_root() / BUNDLED_DATASET)
-    >>> gold.layout, gold.turns.height, gold.documents.height
-    ('convfinqa-reformatted', 1490, 421)
+    >>> gold.layout, gold.benchmark, gold.turns.height, gold.documents.height
+    ('convfinqa-reformatted', 'convfinqa', 1490, 421)
+    >>> gsm8k = load_gold(project_root() / "data/gsm8k/test.jsonl")
+    >>> gsm8k.benchmark, gsm8k.turns.height, gsm8k.turns.row(2, named=True)["gold_executed"]
+    ('gsm8k', 1319, '70000')
     """
     path = Path(path)
-    data = read_json(path)
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv", ".parquet"):
+        records, locations, columns = _read_table(path)
+        return _plain_table(path, list(zip(locations, records, strict=True)), columns)
+    if suffix in (".jsonl", ".ndjson"):
+        return _from_objects(path, [(f"line {n}", obj) for n, obj in iter_json_lines(path)])
+    data = _read_json_or_lines(path)
+    if isinstance(data, _Lines):
+        return _from_objects(path, data.items)
     if isinstance(data, dict) and data and all(isinstance(v, list) for v in data.values()):
         records = [r for split in data.values() for r in split]
         return _build(path, "convfinqa-reformatted", records, _reformatted)
@@ -80,26 +127,70 @@ def load_gold(path: str | Path) -> GoldDataset:
             return _build(path, "convfinqa-original", data, _original)
         if "conversation" in first and "financial_report" in first:
             return _build(path, "ghchen99-embedded", data, _ghchen99)
-    raise InputError(
-        str(path),
-        "not a recognised gold layout",
-        location="top level",
-        fix=(
-            "give ConvFinQA in the reformatted layout ({'dev': [...]}), the original layout "
-            "(a list of records with 'annotation'), or outputs that carry gold "
-            "(a list of records with 'conversation' and 'financial_report')"
-        ),
-    )
+        return _from_objects(path, [(f"record {i}", obj) for i, obj in enumerate(data)], where="top level")
+    raise _unrecognised(path, "top level", data)
+
+
+def gsm8k_final_answer(solution: str) -> str | None:
+    """The final answer of a GSM8K solution: the text after its last ``####``, stripped.
+
+    ``None`` when there is no ``####`` or nothing follows it.
+
+    Examples
+    --------
+    >>> gsm8k_final_answer("He makes 9 * 2 = $<<9*2=18>>18.\\n#### 18")
+    '18'
+    >>> gsm8k_final_answer("#### 1,000 ") , gsm8k_final_answer("no marker")
+    ('1,000', None)
+    """
+    matches = list(patterns.HASH_ANSWER.finditer(solution))
+    if not matches:
+        return None
+    answer = matches[-1].group("answer").strip()
+    return answer or None
+
+
+def plain_number(text: str | None) -> float | None:
+    r"""The value of an answer that is just a number (``"70,000"``, ``"-3"``, ``"0.5"``), else ``None``.
+
+    No units, currency, percent or LaTeX: ``\frac{1}{2}`` and ``10,\!080`` are not plain numbers.
+
+    Examples
+    --------
+    >>> plain_number("70,000"), plain_number("-0.5"), plain_number(r"\frac{1}{2}"), plain_number("5%")
+    (70000.0, -0.5, None, None)
+    """
+    if text is None:
+        return None
+    match = patterns.PLAIN_NUMBER.match(text)
+    if match is None:
+        return None
+    return float((match.group("sign") or "") + match.group("num").replace(",", ""))
+
+
+def executed_text(answer: str) -> str:
+    r"""Write a gold final answer as the executed answer: a plain number loses its thousands
+    separators; anything else is kept as written (stripped).
+
+    Examples
+    --------
+    >>> executed_text("70,000"), executed_text(r" \frac{1}{2} ")
+    ('70000', '\\frac{1}{2}')
+    """
+    text = answer.strip()
+    return text.replace(",", "") if plain_number(text) is not None else text
 
 
 # --------------------------------------------------------------------------- helpers
 class _Record:
     """Field access on one raw record that raises errors naming the record and field."""
 
-    def __init__(self, path: Path, index: int, raw: object) -> None:
-        self.path, self.raw = path, require_object(path, raw, f"record {index}")
-        self.id = str(raw.get("id", f"#{index}"))
-        self.location = f"record {index} (id '{self.id}')"
+    def __init__(
+        self, path: Path, index: int, raw: object, *, record_id: str | None = None, where: str | None = None
+    ) -> None:
+        self.path, self.raw = path, require_object(path, raw, where or f"record {index}")
+        self.id = record_id if record_id is not None else str(self.raw.get("id", f"#{index}"))
+        self.location = f"{where or f'record {index}'} (id '{self.id}')"
 
     def get(self, *keys: str, kind: type | tuple[type, ...] = object, default: Any = ...) -> Any:
         value: Any = self.raw
@@ -195,6 +286,7 @@ def _turn_row(
         "gold_executed": None if executed is None else answer_text(executed),
         "gold_value": _gold_value(executed),
         "gold_program": None if program is None else str(program),
+        "gold_solution": None,
         "qa_split": None if qa_split is None else bool(qa_split),
         "n_turns": n,
         "has_type2_question": flags[0],
@@ -309,6 +401,244 @@ def _build(path: Path, layout: Layout, records: Iterable[object], read_one) -> G
         docs.append(doc)
     if not rows:
         raise InputError(str(path), "no turns found", fix="give a file with at least one conversation")
+    return _dataset(path, layout, "convfinqa", rows, docs)
+
+
+def _dataset(
+    path: Path, layout: Layout, benchmark: Benchmark, rows: list[dict[str, Any]], docs: list[dict[str, Any]]
+) -> GoldDataset:
     turns = pl.DataFrame(rows, schema=GOLD_TURNS)
     documents = pl.DataFrame(docs, schema=DOCUMENTS)
-    return GoldDataset(turns=turns, documents=documents, path=path, layout=layout)
+    return GoldDataset(turns=turns, documents=documents, path=path, layout=layout, benchmark=benchmark)
+
+
+# --------------------------------------------------------------------------- one-turn layouts
+@dataclass(frozen=True)
+class _Lines:
+    """A ``.json`` file that turned out to hold JSON Lines: ``(location, object)`` pairs."""
+
+    items: list[tuple[str, dict[str, Any]]]
+
+
+def _read_json_or_lines(path: Path) -> Any:
+    """Parse a ``.json`` file; one that holds JSON Lines (a common naming slip) is read line by line."""
+    try:
+        return read_json(path)
+    except InputError as exc:
+        first = read_text(path).lstrip().split("\n", 1)[0]
+        if not exc.problem.startswith("invalid JSON (Extra data") or not first.startswith("{"):
+            raise
+    return _Lines([(f"line {n}", obj) for n, obj in iter_json_lines(path)])
+
+
+def _unrecognised(path: Path, location: str, found: object) -> InputError:
+    keys = f" (keys found: {', '.join(list(found)[:12])})" if isinstance(found, dict) else ""
+    return InputError(
+        str(path),
+        f"not a recognised gold layout{keys}",
+        location=location,
+        fix=(
+            "give ConvFinQA in the reformatted layout ({'dev': [...]}), the original layout "
+            "(a list of records with 'annotation'), outputs that carry gold "
+            "(a list of records with 'conversation' and 'financial_report'), GSM8K JSON Lines "
+            "({question, answer} with '#### <answer>'), MATH-style {problem, solution} records, "
+            "or a table with columns record_id, turn, question, gold_answer"
+        ),
+    )
+
+
+def _from_objects(path: Path, items: list[tuple[str, Any]], *, where: str | None = None) -> GoldDataset:
+    """Dispatch a list of one-record-per-item objects on the keys of the first.
+
+    ``where`` names the place an unrecognised file is reported at (default: the first item).
+    """
+    if not items:
+        raise InputError(str(path), "no turns found", fix="give a file with at least one record")
+    location, first = items[0]
+    first = require_object(path, first, location)
+    if set(_TABLE_REQUIRED) <= set(first):
+        return _plain_table(path, items, list(first))
+    if {"problem", "solution"} <= set(first):
+        return _math(path, items)
+    if {"question", "answer"} <= set(first):
+        return _gsm8k(path, items)
+    raise _unrecognised(path, where or location, first)
+
+
+def _one_turn_row(
+    record_id: str,
+    question: str,
+    answer: str | None,
+    executed: str | None,
+    value: float | None,
+    solution: str | None,
+    program: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "record_id": record_id,
+        "turn": 0,
+        "question": question,
+        "gold_answer": answer,
+        "gold_executed": executed,
+        "gold_value": value,
+        "gold_program": program,
+        "gold_solution": solution,
+        "qa_split": None,
+        "n_turns": 1,
+        "has_type2_question": None,
+        "has_duplicate_columns": None,
+        "has_non_numeric_values": None,
+        "doc_id": None,
+    }
+
+
+def _gsm8k(path: Path, items: list[tuple[str, Any]]) -> GoldDataset:
+    """GSM8K: the record id is the record's 0-based position (its line index when there are no blank lines)."""
+    rows = []
+    for index, (where, raw) in enumerate(items):
+        rec = _Record(path, index, raw, record_id=str(index), where=where)
+        question = rec.get("question", kind=str)
+        solution = rec.get("answer", kind=str)
+        answer = gsm8k_final_answer(solution)
+        if answer is None:
+            raise InputError(
+                str(path),
+                "the answer has no final '#### <answer>' line",
+                location=rec.location,
+                field="answer",
+                fix="end the answer with '#### ' and the final answer, as GSM8K does",
+            )
+        rows.append(_one_turn_row(rec.id, question, answer, executed_text(answer), plain_number(answer), solution))
+    return _dataset(path, "gsm8k-jsonl", "gsm8k", rows, [])
+
+
+def _math(path: Path, items: list[tuple[str, Any]]) -> GoldDataset:
+    """MATH-style problems: the id is ``unique_id`` (or ``id``) when present, else the position."""
+    rows = []
+    seen: dict[str, str] = {}
+    for index, (where, raw) in enumerate(items):
+        obj = require_object(path, raw, where)
+        given = obj.get("unique_id", obj.get("id"))
+        record_id = str(given) if given is not None and str(given).strip() else str(index)
+        rec = _Record(path, index, obj, record_id=record_id, where=where)
+        if record_id in seen:
+            raise InputError(
+                str(path),
+                f"record id '{record_id}' appears twice (at {seen[record_id]} and {where})",
+                location=rec.location,
+                field="unique_id" if "unique_id" in obj else "id",
+                fix="remove or rename the duplicate record",
+            )
+        seen[record_id] = where
+        problem = rec.get("problem", kind=str)
+        solution = rec.get("solution", kind=str)
+        boxed = last_boxed(solution)
+        if boxed is None or not boxed.strip():
+            raise InputError(
+                str(path),
+                "the solution has no \\boxed{...} final answer",
+                location=rec.location,
+                field="solution",
+                fix="put the final answer in \\boxed{...} in the solution, as MATH does",
+            )
+        rows.append(_one_turn_row(record_id, problem, boxed, boxed, plain_number(boxed), solution))
+    return _dataset(path, "math-problems", "math", rows, [])
+
+
+def _read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Rows of a CSV, TSV or Parquet file, where each came from, and the columns."""
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        if not path.exists():
+            raise InputError(str(path), "file not found", fix="check the path")
+        try:
+            frame = pl.read_parquet(path)
+        except Exception as exc:  # noqa: BLE001 - polars raises several types for bad files
+            raise InputError(
+                str(path), f"not a readable Parquet file ({type(exc).__name__})", fix="re-export the file as Parquet"
+            ) from None
+        return frame.to_dicts(), [f"row {i + 1}" for i in range(frame.height)], frame.columns
+    read_text(path)  # encoding and existence checks with clear messages
+    try:
+        frame = pl.read_csv(path, infer_schema=False, separator="\t" if suffix == ".tsv" else ",")
+    except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as exc:
+        raise InputError(
+            str(path), f"not a readable CSV ({exc})".splitlines()[0], fix="check the delimiter, quoting and header row"
+        ) from None
+    return frame.to_dicts(), [f"line {i + 2}" for i in range(frame.height)], frame.columns
+
+
+def _table_turn(path: Path, where: str, value: object) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise InputError(
+        str(path),
+        f"turn {value!r} is not a whole number from 0",
+        location=where,
+        field="turn",
+        fix="number the turns of each record 0, 1, 2, ...",
+    )
+
+
+def _plain_table(path: Path, items: list[tuple[str, Any]], columns: Sequence[str]) -> GoldDataset:
+    missing = [c for c in _TABLE_REQUIRED if c not in columns]
+    if missing:
+        raise InputError(
+            str(path),
+            f"missing column {', '.join(repr(m) for m in missing)} (columns found: {', '.join(list(columns)[:12])})",
+            field=missing[0],
+            fix="give a table with columns record_id, turn, question, gold_answer (and optionally gold_program)",
+        )
+    if not items:
+        raise InputError(str(path), "no turns found", fix="give a file with at least one row")
+    rows: list[dict[str, Any]] = []
+    seen: dict[tuple[str, int], str] = {}
+    for where, raw in items:
+        obj = require_object(path, raw, where)
+        record_id = obj.get("record_id")
+        if record_id is None or not str(record_id).strip():
+            raise InputError(
+                str(path), "empty record id", location=where, field="record_id", fix="give every row its record id"
+            )
+        key = (str(record_id), _table_turn(path, where, obj.get("turn")))
+        if key in seen:
+            raise InputError(
+                str(path),
+                f"duplicate (record_id, turn) = ('{key[0]}', {key[1]}); first at {seen[key]}",
+                location=where,
+                field="record_id, turn",
+                fix="keep one row per turn",
+            )
+        seen[key] = where
+        answer = obj.get("gold_answer")
+        answer_str = None if answer is None else answer_text(answer)
+        row = _one_turn_row(
+            key[0],
+            None if obj.get("question") is None else str(obj["question"]),
+            answer_str,
+            None if answer_str is None else executed_text(answer_str),
+            None if answer is None else _gold_value(answer),
+            None if obj.get("gold_solution") is None else str(obj["gold_solution"]),
+            None if obj.get("gold_program") is None else str(obj["gold_program"]),
+        )
+        row["turn"] = key[1]
+        rows.append(row)
+    turns_by_record: dict[str, list[int]] = {}
+    for record_id, turn in seen:
+        turns_by_record.setdefault(record_id, []).append(turn)
+    for record_id, turns in turns_by_record.items():
+        if sorted(turns) != list(range(len(turns))):
+            raise InputError(
+                str(path),
+                f"record '{record_id}' has turns {sorted(turns)}; expected 0..{len(turns) - 1}",
+                location=seen[(record_id, max(turns))],
+                field="turn",
+                fix="number the turns of each record 0, 1, 2, ... with no gaps (turns count from 0)",
+            )
+    for row in rows:
+        row["n_turns"] = len(turns_by_record[row["record_id"]])
+    return _dataset(path, "plain-table", "table", rows, [])

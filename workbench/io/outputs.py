@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from workbench.grade import GradedRun
+from workbench.grading.policies import POLICIES
 from workbench.io.gold import GoldDataset
 from workbench.metrics import conversations, summarize
 
@@ -68,18 +69,21 @@ def write_graded(
         },
         "predictions": [{"path": str(p), "sha256": file_sha256(p), "system": s} for p, s in prediction_files],
         "policy": dataclasses.asdict(run.policy),
-        "systems": summarize(run.turns, run.unmatched, run.policy.name, run.systems),
+        "policies": [dataclasses.asdict(p) for p in POLICIES.values()],
+        "systems": summarize(run.turns, run.unmatched, run.policy.name, run.systems, run.policy_grades),
     }
     paths = {
         "turns": out / "turns.parquet",
         "conversations": out / "conversations.parquet",
         "unmatched": out / "unmatched.parquet",
+        "policy_grades": out / "policy_grades.parquet",
         "summary": out / "summary.json",
     }
     frames: dict[str, pl.DataFrame] = {
         "turns": run.turns,
         "conversations": conversations(run.turns),
         "unmatched": run.unmatched,
+        "policy_grades": run.policy_grades,
     }
     for name, frame in frames.items():
         write_atomic(paths[name], frame.write_parquet)

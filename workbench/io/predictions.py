@@ -11,13 +11,26 @@ Shapes recognised without a map:
   predicted_reasoning`` (the calculation is read as the program, the reasoning as raw output);
 * ghchen99/ConvFinQA-llm-eval predictions: ``[{id, conversation: [{predicted_program,
   predicted_answer}]}]``;
-* ghchen99 evaluation results: ``{"results": [{question_id: "<record id>-<turn>", ...}]}``.
+* ghchen99 evaluation results: ``{"results": [{question_id: "<record id>-<turn>", ...}]}``;
+* OpenAI grade-school-math ``example_model_solutions.jsonl``: four systems a line
+  (:func:`_openai_gsm8k`);
+* ToRA outputs ``{idx, question, gt, gt_cot, code: [...], pred: [...]}`` (:func:`_tora`);
+* Program-of-thoughts outputs ``{question, answer, executed, generated}``, few-shot prompt
+  lines skipped with a warning (:func:`_program_of_thoughts`);
+* lm-evaluation-harness ``samples_<task>_<date>.jsonl`` logs, one row per ``doc_id``
+  (:func:`_lm_eval_samples`).
+
+Gold that travels inside the outputs fills ``question``, ``gold_answer``, ``gold_solution``, and
+the upstream grader's verdict ``upstream_correct``. Rows of GSM8K files without ids (OpenAI,
+program-of-thoughts) keep a null ``record_id``; :func:`workbench.io.link.attach_record_ids` links
+them to gold by their question text. Their ``turn`` is 0 (GSM8K has one turn a record).
 
 Anything else takes a :class:`ColumnMap` (``--map record_id=COL,turn=COL:1,...``).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,12 +41,16 @@ import polars as pl
 from workbench.errors import InputError, UsageError
 from workbench.grading import patterns
 from workbench.grading.compare import answer_text
+from workbench.grading.extract import last_boxed
+from workbench.io.gold import gsm8k_final_answer
 from workbench.io.jsonfiles import iter_json_lines, read_json, read_text, require_object
 from workbench.schema import PREDICTION_TARGETS, PREDICTIONS
 
 __all__ = ["ColumnMap", "parse_column_map", "load_predictions", "default_system_name"]
 
 _GENERIC_STEMS = frozenset({"predictions", "prediction", "outputs", "output", "samples", "results"})
+#: Gold columns ghchen99's files carry, as canonical names.
+_GHCHEN99_GOLD = ["question", "gold_answer"]
 
 
 @dataclass(frozen=True)
@@ -99,8 +116,11 @@ def default_system_name(path: Path) -> str:
     'zarifaziz-claude-sonnet-4-6@2026-05-04T06-35-00Z'
     >>> default_system_name(Path("tora-70b.jsonl"))
     'tora-70b'
+    >>> default_system_name(Path("out/meta-llama__Llama-2-7b-hf/samples_gsm8k_2024-05-01T10-00-00.jsonl"))
+    'meta-llama__Llama-2-7b-hf'
     """
-    if path.stem.lower() not in _GENERIC_STEMS:
+    is_lm_eval_log = path.stem.lower().startswith("samples_") and bool(path.parent.name)
+    if path.stem.lower() not in _GENERIC_STEMS and not is_lm_eval_log:
         return path.stem
     parent = path.parent.name or path.stem
     if patterns.RUN_TIMESTAMP_DIR.match(parent) and path.parent.parent.name:
@@ -111,18 +131,23 @@ def default_system_name(path: Path) -> str:
 # --------------------------------------------------------------------------- reading
 @dataclass
 class _Rows:
-    """Raw rows of a file with where each came from."""
+    """Raw rows of a file with where each came from.
+
+    ``by_question``: rows may lack a record id and are linked to gold by question text later.
+    ``system_suffix``: each row names its system, and a name the caller gives is a prefix.
+    """
 
     records: list[Mapping[str, Any]]
     locations: list[str]
     columns: list[str]
+    by_question: bool = False
+    system_suffix: bool = False
 
 
 def _read_rows(path: Path) -> _Rows | pl.DataFrame:
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        pairs = list(iter_json_lines(path))
-        return _Rows([o for _, o in pairs], [f"line {n}" for n, _ in pairs], _union_keys(o for _, o in pairs))
+        return _json_lines_rows(path, list(iter_json_lines(path)))
     if suffix == ".json":
         data = read_json(path)
         return _json_rows(path, data)
@@ -200,10 +225,12 @@ def _ghchen99_predictions(path: Path, data: list[dict[str, Any]]) -> _Rows:
                     "turn": turn,
                     "predicted_answer": item.get("predicted_answer"),
                     "predicted_program": item.get("predicted_program"),
+                    "question": item.get("question"),
+                    "gold_answer": item.get("expected_answer"),
                 }
             )
             locations.append(f"record {index} (id '{obj.get('id')}'), turn {turn}")
-    return _Rows(records, locations, ["record_id", "turn", "predicted_answer", "predicted_program"])
+    return _Rows(records, locations, ["record_id", "turn", "predicted_answer", "predicted_program", *_GHCHEN99_GOLD])
 
 
 def _ghchen99_results(path: Path, results: list[Any]) -> _Rows:
@@ -226,10 +253,220 @@ def _ghchen99_results(path: Path, results: list[Any]) -> _Rows:
                 "turn": int(turn),
                 "predicted_answer": obj.get("predicted_answer"),
                 "predicted_program": obj.get("predicted_program"),
+                "question": obj.get("question"),
+                "gold_answer": obj.get("expected_answer"),
+                "upstream_correct": obj.get("answer_correct"),
             }
         )
         locations.append(f"{location} (question_id '{qid}')")
-    return _Rows(records, locations, ["record_id", "turn", "predicted_answer", "predicted_program"])
+    columns = ["record_id", "turn", "predicted_answer", "predicted_program", *_GHCHEN99_GOLD, "upstream_correct"]
+    return _Rows(records, locations, columns)
+
+
+# --------------------------------------------------------------------------- GSM8K adapters
+def _json_lines_rows(path: Path, pairs: list[tuple[int, dict[str, Any]]]) -> _Rows:
+    """Recognise the JSON Lines shapes that need an adapter; anything else is read as it is."""
+    objects = [o for _, o in pairs]
+    keys = set(_union_keys(objects))
+    first = objects[0] if objects else {}
+    if {"question", "ground_truth"} <= set(first) and any(_is_solution(v) for v in first.values()):
+        return _openai_gsm8k(path, pairs)
+    if {"idx", "question", "gt", "pred", "code"} <= keys:
+        return _tora(pairs)
+    if {"question", "answer", "executed", "generated"} <= keys:
+        return _program_of_thoughts(path, pairs)
+    if {"doc_id", "doc", "resps"} <= keys:
+        return _lm_eval_samples(pairs)
+    return _Rows(objects, [f"line {n}" for n, _ in pairs], _union_keys(objects))
+
+
+def _is_solution(value: object) -> bool:
+    return isinstance(value, dict) and "solution" in value
+
+
+def _first(value: Any) -> Any:
+    """Element 0 of a list (``None`` for an empty list); anything else as it is."""
+    if isinstance(value, list):
+        return value[0] if value else None
+    return value
+
+
+#: Canonical columns the adapters below fill.
+_ADAPTER_COLUMNS = [
+    "record_id",
+    "turn",
+    "system",
+    "predicted_answer",
+    "predicted_program",
+    "raw_output",
+    "question",
+    "gold_answer",
+    "gold_solution",
+    "upstream_correct",
+    "upstream_answer",
+]
+
+
+def _openai_gsm8k(path: Path, pairs: list[tuple[int, dict[str, Any]]]) -> _Rows:
+    """OpenAI grade-school-math ``example_model_solutions.jsonl``: one line a question.
+
+    Each line holds ``question``, ``ground_truth`` (the gold solution, ending ``A: n``) and one
+    key per system (``6b_finetuning``, ``6b_verification``, ``175b_finetuning``,
+    ``175b_verification``), each ``{is_correct, solution}``. One row per system and line:
+    ``system`` is the key, ``raw_output`` the solution (the grader extracts the answer),
+    ``upstream_correct`` is ``is_correct``, ``gold_answer`` what follows the last ``A:`` line of
+    the ground truth. There is no id: ``record_id`` stays null until linked by question.
+    """
+    records: list[dict[str, Any]] = []
+    locations: list[str] = []
+    for number, obj in pairs:
+        truth = obj.get("ground_truth")
+        finals = list(patterns.ANSWER_LINE.finditer(truth)) if isinstance(truth, str) else []
+        gold = finals[-1].group("answer").strip() if finals else None
+        systems = [(key, value) for key, value in obj.items() if _is_solution(value)]
+        if not systems:
+            raise InputError(
+                str(path),
+                "no system solutions on this line (expected keys such as '6b_finetuning': {is_correct, solution})",
+                location=f"line {number}",
+                fix="give every line the same systems as the first line",
+            )
+        for key, value in systems:
+            records.append(
+                {
+                    "record_id": None,
+                    "turn": 0,
+                    "system": key,
+                    "raw_output": value.get("solution"),
+                    "upstream_correct": value.get("is_correct"),
+                    "question": obj.get("question"),
+                    "gold_answer": gold,
+                    "gold_solution": truth,
+                }
+            )
+            locations.append(f"line {number}, {key}")
+    return _Rows(records, locations, _ADAPTER_COLUMNS, by_question=True, system_suffix=True)
+
+
+def _tora(pairs: list[tuple[int, dict[str, Any]]]) -> _Rows:
+    """ToRA outputs ``{idx, question, gt, gt_cot, code, pred, report}``.
+
+    ``code`` and ``pred`` are lists (one entry per sampled trajectory); element 0 is taken, which
+    is the only one in greedy runs such as the published GSM8K files. ``record_id`` is ``idx``
+    (the GSM8K line index), ``raw_output`` the tool-integrated trajectory, ``upstream_answer``
+    the answer ToRA's evaluation script extracted (the grader extracts its own from the
+    trajectory), ``gold_answer`` ``gt`` and ``gold_solution`` ``gt_cot``.
+    """
+    records = [
+        {
+            "record_id": obj.get("idx"),
+            "turn": 0,
+            "upstream_answer": _first(obj.get("pred")),
+            "raw_output": _first(obj.get("code")),
+            "question": obj.get("question"),
+            "gold_answer": obj.get("gt"),
+            "gold_solution": obj.get("gt_cot"),
+        }
+        for _, obj in pairs
+    ]
+    return _Rows(records, [f"line {n}" for n, _ in pairs], _ADAPTER_COLUMNS)
+
+
+def _program_of_thoughts(path: Path, pairs: list[tuple[int, dict[str, Any]]]) -> _Rows:
+    """Program-of-thoughts outputs ``{question, answer, executed, generated}``.
+
+    ``predicted_answer`` is ``executed`` (null stays null; a non-number such as ``(160, 300)``
+    stays as its text), ``raw_output`` the generated program (a list is joined with newlines),
+    ``gold_answer`` ``answer``. There is no id: ``record_id`` stays null until linked by question.
+    Lines holding only a ``prompt`` (the few-shot file has two) are not predictions: they are
+    skipped, and a warning names how many and which lines.
+    """
+    records: list[dict[str, Any]] = []
+    locations: list[str] = []
+    prompt_only: list[int] = []
+    for number, obj in pairs:
+        if set(obj) == {"prompt"}:
+            prompt_only.append(number)
+            continue
+        generated = obj.get("generated")
+        if isinstance(generated, list):
+            generated = "\n".join(str(g) for g in generated)
+        records.append(
+            {
+                "record_id": None,
+                "turn": 0,
+                "predicted_answer": obj.get("executed"),
+                "raw_output": generated,
+                "question": obj.get("question"),
+                "gold_answer": obj.get("answer"),
+            }
+        )
+        locations.append(f"line {number}")
+    if prompt_only:
+        shown = ", ".join(str(n) for n in prompt_only[:20]) + (", ..." if len(prompt_only) > 20 else "")
+        warnings.warn(
+            f"{path}: skipped {len(prompt_only)} prompt-only line{'s' if len(prompt_only) != 1 else ''} "
+            f"(line{'s' if len(prompt_only) != 1 else ''} {shown}): they hold a few-shot prompt, not a prediction",
+            UserWarning,
+            stacklevel=5,  # the caller of load_predictions
+        )
+    return _Rows(records, locations, _ADAPTER_COLUMNS, by_question=True)
+
+
+def _lm_eval_gold(doc: Mapping[str, Any], target: Any) -> tuple[str | None, str | None]:
+    """``(gold_answer, gold_solution)`` of an lm-eval sample: the solution is ``doc.answer``
+    (``doc.solution`` for MATH tasks) or the target; the answer follows its ``####``, else is its
+    last ``\\boxed{}``, else the target itself."""
+    target = _first(target)
+    solution = doc.get("answer", doc.get("solution"))
+    if not isinstance(solution, str):
+        solution = target if isinstance(target, str) else None
+    answer = None
+    if solution is not None:
+        answer = gsm8k_final_answer(solution) or last_boxed(solution)
+    if answer is None and target is not None and target != solution:
+        answer = _text(target)
+    return answer, solution
+
+
+def _lm_eval_samples(pairs: list[tuple[int, dict[str, Any]]]) -> _Rows:
+    """lm-evaluation-harness ``samples_<task>_<date>.jsonl`` (``--log_samples``).
+
+    Each line is ``{doc_id, doc, target, arguments, resps, filtered_resps, filter, metrics,
+    <metric>, ...}``, and the same ``doc_id`` comes once per filter (gsm8k: ``strict-match``,
+    ``flexible-extract``). One row per ``doc_id``: ``raw_output`` is ``resps[0][0]`` (the model's
+    text, before any filter), ``predicted_answer`` is left to the grader, ``upstream_correct`` and
+    ``upstream_answer`` are the ``exact_match`` and ``filtered_resps`` of the ``flexible-extract``
+    line if there is one, else of the first line.
+    ``question`` is ``doc.question`` (``doc.problem``), gold as :func:`_lm_eval_gold` reads it,
+    ``record_id`` the ``doc_id`` as text.
+    """
+    groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    for number, obj in pairs:
+        doc_id = obj.get("doc_id")
+        groups.setdefault("" if doc_id is None else str(doc_id), []).append((number, obj))
+    records: list[dict[str, Any]] = []
+    locations: list[str] = []
+    for doc_id, lines in groups.items():
+        number, first = lines[0]
+        chosen = next((o for _, o in lines if o.get("filter") == "flexible-extract"), first)
+        doc = first.get("doc") if isinstance(first.get("doc"), dict) else {}
+        gold_answer, gold_solution = _lm_eval_gold(doc, first.get("target"))
+        records.append(
+            {
+                "record_id": doc_id or None,
+                "turn": 0,
+                "raw_output": _first(_first(first.get("resps"))),
+                "upstream_correct": chosen.get("exact_match"),
+                "upstream_answer": _first(chosen.get("filtered_resps")),
+                "question": doc.get("question", doc.get("problem")),
+                "gold_answer": gold_answer,
+                "gold_solution": gold_solution,
+            }
+        )
+        where = f"line {number}" if len(lines) == 1 else f"lines {', '.join(str(n) for n, _ in lines)}"
+        locations.append(f"{where} (doc_id {doc_id})")
+    return _Rows(records, locations, _ADAPTER_COLUMNS)
 
 
 # --------------------------------------------------------------------------- shapes
@@ -240,20 +477,28 @@ _ZARIFAZIZ = ColumnMap(
         "predicted_answer": "predicted_answer",
         "predicted_program": "predicted_calculation",
         "raw_output": "predicted_reasoning",
+        "question": "question",
+        "gold_answer": "gold",
+        "upstream_correct": "correct",
+        "predicted_unit": "predicted_unit",
     },
     turn_base=0,
 )
+
+
+#: Columns of which a prediction file needs at least one: something to grade.
+_ANSWER_COLUMNS = ("predicted_answer", "predicted_program", "raw_output")
 
 
 def _detect_map(path: Path, columns: Sequence[str]) -> ColumnMap:
     present = set(columns)
     if {"record_id", "turn_idx", "predicted_answer"} <= present:
         return ColumnMap({k: v for k, v in _ZARIFAZIZ.columns.items() if v in present}, 0)
-    if {"record_id", "turn"} <= present and present & {"predicted_answer", "predicted_program"}:
+    if {"record_id", "turn"} <= present and present & set(_ANSWER_COLUMNS):
         return ColumnMap({k: k for k in PREDICTION_TARGETS if k in present}, 0)
     missing = [c for c in ("record_id", "turn") if c not in present]
     if not missing:
-        missing = ["predicted_answer or predicted_program"]
+        missing = ["predicted_answer, predicted_program or raw_output"]
     raise InputError(
         str(path),
         f"missing column {', '.join(repr(m) for m in missing)} (columns found: "
@@ -281,12 +526,12 @@ def _check_map(path: Path, column_map: ColumnMap, columns: Sequence[str]) -> Non
                 field=required,
                 fix=f"add {required}=COL to --map",
             )
-    if not {"predicted_answer", "predicted_program"} & set(column_map.columns):
+    if not set(_ANSWER_COLUMNS) & set(column_map.columns):
         raise InputError(
             str(path),
-            "--map names neither predicted_answer nor predicted_program",
+            "--map names none of predicted_answer, predicted_program, raw_output",
             field="predicted_answer",
-            fix="add predicted_answer=COL or predicted_program=COL",
+            fix="add predicted_answer=COL, predicted_program=COL or raw_output=COL",
         )
 
 
@@ -299,6 +544,17 @@ def _text(value: Any) -> str | None:
     if isinstance(value, float | int | bool):
         return answer_text(value)
     return str(value)
+
+
+def _flag(value: Any) -> bool | None:
+    """An upstream verdict as a boolean: ``True``/``False``, 1/0, ``1.0``/``0.0``, ``"True"``/``"False"``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value != 0
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", "1.0", "0.0", "yes", "no"):
+        return value.strip().lower() in ("true", "1", "1.0", "yes")
+    return None
 
 
 def _turn(path: Path, location: str, value: Any, base: int, source: str) -> int:
@@ -342,14 +598,36 @@ def load_predictions(
         A ``.jsonl``, ``.json``, ``.csv`` or ``.parquet`` file.
     system
         The system's name; by default a ``system`` column, else :func:`default_system_name`.
+        For files that hold several systems a line (OpenAI's GSM8K solutions) it is a prefix:
+        ``"{system}/6b_finetuning"``.
     column_map
         How to read a file whose shape is not recognised.
+
+    Returns
+    -------
+    polars.DataFrame
+        The canonical table (:data:`workbench.schema.PREDICTIONS`). Rows of files without ids
+        (OpenAI, program-of-thoughts) have a null ``record_id`` and their ``question``; link
+        them with :func:`workbench.io.link.attach_record_ids`.
 
     Raises
     ------
     InputError
         For a missing column, invalid JSON on a line, a map naming a column that does not
-        exist, a bad turn, a missing record id, or a duplicate ``(record_id, turn)``.
+        exist, a bad turn, a missing record id (and no question to link by), or a duplicate
+        ``(record_id, turn)``.
+
+    Warns
+    -----
+    UserWarning
+        When lines that are not predictions (program-of-thoughts' prompt-only lines) are skipped.
+
+    Examples
+    --------
+    >>> from workbench.config import project_root
+    >>> tora = load_predictions(project_root() / "data/predictions/gsm8k/tora/tora-70b.jsonl")
+    >>> tora.height, tora.row(0, named=True)["upstream_answer"], tora.row(0, named=True)["gold_answer"]
+    (1319, '18', '18')
     """
     path = Path(path)
     raw = _read_rows(path)
@@ -366,36 +644,50 @@ def load_predictions(
     seen: dict[tuple[str, str, int], str] = {}
     rid_col, turn_col = cmap.columns["record_id"], cmap.columns["turn"]
     for obj, location in zip(raw.records, raw.locations, strict=True):
-        record_id = obj.get(rid_col)
-        if record_id is None or not str(record_id).strip():
-            raise InputError(
-                str(path),
-                "empty record id",
-                location=location,
-                field=rid_col,
-                fix="give every row the id of the conversation it answers",
-            )
+        record_id = _text(obj.get(rid_col))
+        question = _text(obj.get(cmap.columns.get("question", "")))
+        if record_id is None or not record_id.strip():
+            if not (raw.by_question and question and question.strip()):
+                raise InputError(
+                    str(path),
+                    "empty record id" + (" and no question to link it by" if raw.by_question else ""),
+                    location=location,
+                    field=rid_col,
+                    fix="give every row the id of the conversation it answers"
+                    + (", or its question" if raw.by_question else ""),
+                )
+            record_id = None
         turn = _turn(path, location, obj.get(turn_col), cmap.turn_base, turn_col)
         row_system = _text(obj.get(cmap.columns["system"])) if "system" in cmap.columns else None
-        row_system = system or row_system or name
-        key = (row_system, str(record_id), turn)
-        if key in seen:
-            raise InputError(
-                str(path),
-                f"duplicate (record_id, turn) = ('{key[1]}', {turn}); first at {seen[key]}",
-                location=location,
-                field=f"{rid_col}, {turn_col}",
-                fix="keep one prediction per turn, or split the runs into files, one system each",
-            )
-        seen[key] = location
+        if raw.system_suffix and row_system:
+            row_system = f"{system}/{row_system}" if system else row_system
+        else:
+            row_system = system or row_system or name
+        if record_id is not None:
+            key = (row_system, record_id, turn)
+            if key in seen:
+                raise InputError(
+                    str(path),
+                    f"duplicate (record_id, turn) = ('{key[1]}', {turn}); first at {seen[key]}",
+                    location=location,
+                    field=f"{rid_col}, {turn_col}",
+                    fix="keep one prediction per turn, or split the runs into files, one system each",
+                )
+            seen[key] = location
         rows.append(
             {
-                "record_id": key[1],
+                "record_id": record_id,
                 "turn": turn,
                 "system": row_system,
                 "predicted_answer": _text(obj.get(cmap.columns.get("predicted_answer", ""))),
                 "predicted_program": _text(obj.get(cmap.columns.get("predicted_program", ""))),
                 "raw_output": _text(obj.get(cmap.columns.get("raw_output", ""))),
+                "question": question,
+                "gold_answer": _text(obj.get(cmap.columns.get("gold_answer", ""))),
+                "gold_solution": _text(obj.get(cmap.columns.get("gold_solution", ""))),
+                "upstream_correct": _flag(obj.get(cmap.columns.get("upstream_correct", ""))),
+                "upstream_answer": _text(obj.get(cmap.columns.get("upstream_answer", ""))),
+                "predicted_unit": _text(obj.get(cmap.columns.get("predicted_unit", ""))),
                 "source_file": str(path),
                 "source_location": location,
             }

@@ -1,0 +1,240 @@
+"""Find the final answer in a model's free-text output.
+
+Two policies, as in the design:
+
+* ``strict``: explicit markers only. ``<|begin_of_solution|> ... <|end_of_solution|>``
+  narrows the search to the solution block; inside it (or the whole output) the last of
+  ``\\boxed{...}``, ``#### n``, "The final answer is ...", "The answer is ...", and an
+  ``A: n`` answer line (OpenAI's GSM8K solutions) wins.
+* ``flex``: strict first; when no marker is present, the last number or the last inline
+  formula (``$...$``), whichever comes later.
+
+Extraction never judges: it returns the span it found and the rule that found it, and
+:func:`workbench.grading.compare.answers_match` decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from workbench.grading import patterns
+from workbench.grading.status import ExtractionRule, ExtractionStatus
+
+__all__ = ["Extraction", "ExtractionPolicy", "extract_answer", "last_boxed", "clean_answer_text"]
+
+ExtractionPolicy = Literal["strict", "flex"]
+_POLICIES = ("strict", "flex")
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """An answer found in a model's output.
+
+    Attributes
+    ----------
+    answer
+        The answer text, cleaned of markers, ``$`` and trailing punctuation; ``None`` when
+        nothing was found.
+    span
+        ``(start, end)`` of the matched text in the output, ``None`` when nothing was found.
+    rule
+        Which rule found it.
+    status
+        ``found``, ``not_found``, or ``empty`` (the output is empty).
+    policy
+        ``strict`` or ``flex``.
+    """
+
+    answer: str | None
+    span: tuple[int, int] | None
+    rule: ExtractionRule
+    status: ExtractionStatus
+    policy: ExtractionPolicy
+
+    @property
+    def found(self) -> bool:
+        """Whether an answer was found."""
+        return self.status is ExtractionStatus.FOUND
+
+
+def _matching_brace(text: str, open_index: int) -> int | None:
+    """Index of the ``}`` closing the ``{`` at ``open_index``; ``None`` if unbalanced."""
+    depth = 0
+    i = open_index
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2  # an escaped character (``\{``) does not count
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _boxed_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """``(start, end, content_start, content_end)`` of every balanced ``\\boxed{...}``."""
+    spans = []
+    for match in patterns.BOXED_OPEN.finditer(text):
+        close = _matching_brace(text, match.end() - 1)
+        if close is not None:
+            spans.append((match.start(), close + 1, match.end(), close))
+    return spans
+
+
+def last_boxed(text: str | None) -> str | None:
+    """The content of the last ``\\boxed{...}`` (or ``\\fbox{...}``) in ``text``.
+
+    Braces are matched, so nested groups survive; ``None`` when there is none.
+
+    Examples
+    --------
+    >>> last_boxed(r"so $\\boxed{\\frac{3}{7}}$ and not \\boxed{2}, finally \\boxed{\\{1, 2\\}}")
+    '\\\\{1, 2\\\\}'
+    >>> last_boxed("no box") is None
+    True
+    """
+    if not text:
+        return None
+    spans = _boxed_spans(text)
+    if spans:
+        _, _, start, end = spans[-1]
+        return text[start:end].strip()
+    bare = list(patterns.BOXED_BARE.finditer(text))
+    return bare[-1].group("answer") if bare else None
+
+
+def clean_answer_text(text: str) -> str:
+    """Tidy an answer phrase: a box inside is taken, ``$`` and ``**`` markers, a trailing
+    sentence and a trailing period go.
+
+    A number followed by words keeps the number and its unit word only when the phrase is
+    short; "18 dollars per day" becomes "18".
+
+    Examples
+    --------
+    >>> clean_answer_text("$\\\\boxed{18}$.")
+    '18'
+    >>> clean_answer_text("**14.1%**. This is the growth rate")
+    '14.1%'
+    >>> clean_answer_text("5 apples per day.")
+    '5'
+    """
+    boxed = last_boxed(text)
+    if boxed is not None:
+        text = boxed
+    out = patterns.BOLD_MARKERS.sub("", text).strip()
+    # a sentence that follows the answer: ". " then more words
+    cut = out.find(". ")
+    if cut > 0:
+        out = out[:cut]
+    out = out.strip().rstrip(".").strip()
+    if len(out) >= 2 and out[0] == "$" and out[-1] == "$":
+        out = out.strip("$").strip()
+    first = patterns.TEXT_NUMBER.match(out)
+    if first is not None and first.end() < len(out) and out[first.end()] == " ":
+        rest = out[first.end() :].strip()
+        if rest and rest[0].isalpha():
+            return first.group("number").replace(" ", "")
+    return out
+
+
+def _marker_candidates(text: str) -> list[tuple[int, int, str, ExtractionRule]]:
+    """Every explicit answer marker in ``text``: ``(start, end, answer, rule)``."""
+    found: list[tuple[int, int, str, ExtractionRule]] = []
+    for start, end, c_start, c_end in _boxed_spans(text):
+        found.append((start, end, text[c_start:c_end].strip(), ExtractionRule.BOXED))
+    if not found:
+        for match in patterns.BOXED_BARE.finditer(text):
+            found.append((match.start(), match.end(), match.group("answer"), ExtractionRule.BOXED))
+    for match in patterns.HASH_ANSWER.finditer(text):
+        found.append((match.start(), match.end(), match.group("answer"), ExtractionRule.HASHES))
+    for match in patterns.ANSWER_IS.finditer(text):
+        rule = ExtractionRule.FINAL_ANSWER_IS if match.group("final") else ExtractionRule.ANSWER_IS
+        found.append((match.start(), match.end(), match.group("answer"), rule))
+    for match in patterns.ANSWER_LINE.finditer(text):
+        found.append((match.start(), match.end(), match.group("answer"), ExtractionRule.ANSWER_LINE))
+    return [c for c in found if clean_answer_text(c[2])]
+
+
+def _strict(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRule] | None:
+    candidates = _marker_candidates(text)
+    if not candidates:
+        return None
+    # the last statement wins; a box inside "The answer is $\boxed{3}$" starts later than the phrase
+    start, end, answer, rule = max(candidates, key=lambda c: (c[0], c[3] is ExtractionRule.BOXED))
+    return clean_answer_text(answer), (start + offset, end + offset), rule
+
+
+def _last_number_or_formula(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRule] | None:
+    best: tuple[str, tuple[int, int], ExtractionRule] | None = None
+    numbers = list(patterns.TEXT_NUMBER.finditer(text))
+    if numbers:
+        m = numbers[-1]
+        best = (m.group("number").replace(" ", ""), (m.start() + offset, m.end() + offset), ExtractionRule.LAST_NUMBER)
+    formulas = list(patterns.INLINE_MATH.finditer(text))
+    if formulas:
+        m = formulas[-1]
+        inner = next(g for g in m.groups() if g is not None).strip()
+        if inner and (best is None or m.end() + offset > best[1][1]):
+            best = (clean_answer_text(inner), (m.start() + offset, m.end() + offset), ExtractionRule.LAST_FORMULA)
+    return best
+
+
+def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Extraction:
+    """Find the final answer in a model's output.
+
+    Parameters
+    ----------
+    text
+        The model's unfiltered output.
+    policy
+        ``strict`` (explicit markers only) or ``flex`` (strict first, then the last number
+        or formula).
+
+    Returns
+    -------
+    Extraction
+        With the answer, the span in ``text``, the rule and a status; never raises for odd
+        text.
+
+    Examples
+    --------
+    >>> e = extract_answer("She makes 9 * 2 = $18 every day.\\n#### 18")
+    >>> e.answer, e.rule.value, e.span
+    ('18', 'hashes', (33, 40))
+    >>> extract_answer("so $\\\\boxed{\\\\frac{3}{7}}$.", policy="strict").answer
+    '\\\\frac{3}{7}'
+    >>> extract_answer("She makes 9 * 2 = $18 every day.", policy="strict").status.value
+    'not_found'
+    >>> e = extract_answer("She makes 9 * 2 = $18 every day.")
+    >>> e.answer, e.rule.value
+    ('$18', 'last_number')
+    >>> extract_answer("<|begin_of_solution|>The answer is 42.<|end_of_solution|>", policy="strict").answer
+    '42'
+    """
+    if policy not in _POLICIES:
+        raise ValueError(f"unknown extraction policy {policy!r}; use 'strict' or 'flex'")
+    if text is None or not text.strip():
+        return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.EMPTY, policy)
+    search, offset = text, 0
+    blocks = list(patterns.SOLUTION_BLOCK.finditer(text))
+    if blocks:
+        block = blocks[-1]
+        search, offset = block.group("answer"), block.start("answer")
+    found = _strict(search, offset)
+    if found is None and blocks:
+        inside = _last_number_or_formula(search, offset)
+        if inside is not None:  # the block itself is an explicit marker
+            found = (inside[0], inside[1], ExtractionRule.SOLUTION_BLOCK)
+    if found is None and policy == "flex":
+        found = _last_number_or_formula(text, 0)
+    if found is None:
+        return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.NOT_FOUND, policy)
+    answer, span, rule = found
+    return Extraction(answer, span, rule, ExtractionStatus.FOUND, policy)

@@ -1,0 +1,473 @@
+"""LaTeX and expression equivalence through SymPy, parsed by math-verify, always under a time limit.
+
+:func:`latex_equivalent` parses both sides with ``math_verify.parse`` (which uses
+``latex2sympy2_extended``) and compares them with ``math_verify.verify``, with math-verify's own
+signal-based timeouts off (``parsing_timeout=None``, ``timeout_seconds=None``). Parsing and
+comparing happen together in one :func:`workbench.grading.limits.call_with_limit` call, so a
+pathological input costs at most the time limit and comes back with status ``timeout``.
+
+:func:`latex_number` is the cheap path: it reads a plain LaTeX number (``\\frac{3}{7}``,
+``1{,}000``, ``\\$1.33``, ``15.97\\text{ ml}``) with string operations only, no SymPy and no worker,
+for the numeric cascade that runs in front of the symbolic check.
+
+How math-verify reads things
+----------------------------
+Checked against the source of math-verify 0.9 and latex2sympy2_extended 1.11.
+
+- ``50\\%`` is ``50/100``: the percent sign is applied, so ``50\\%`` equals ``0.5`` here.
+  :func:`latex_number` instead keeps percent *as written* (``0.5\\%`` gives ``0.5``), like
+  :func:`workbench.grading.normalize.parse_number`, and leaves the percent reading to the cascade.
+- ``\\text{ ml}``-style units and ``\\$`` are dropped; plain unit words are not (``3.5 ml`` parses as
+  ``3.5*l*m``).
+- A bare word is a product of one-letter symbols (``yes`` becomes ``E*s*y``). This module therefore
+  treats an answer made only of letters and spaces, with a word of two letters or more, or such a word
+  inside ``\\text{}``, as *text*, not a formula (so ``xy`` is the word "xy"; write ``x y`` or
+  ``x\\cdot y`` for a product).
+- A float is equal to an exact number when both round to the same 6 decimals (``0.428571`` equals
+  ``\\frac{3}{7}``); integers are compared exactly. Tolerance decisions belong to the numeric cascade,
+  which runs first.
+- ``(1,2)`` is an open interval; compared with a two-element set or tuple it is read as a pair.
+
+Asymmetry: the gold decides the kind
+------------------------------------
+``latex_equivalent(pred, gold)`` is not symmetric. A text gold (a word) is compared as text: a
+prediction that is not the same word is not equivalent (status ``ok``). A formula gold needs a formula:
+a prediction that is a word, or does not parse, gives status ``unparseable``. Inside math-verify, a
+predicted equation ``x = 3`` is reduced to its right-hand side when the gold is not an equation, a
+gold assignment ``x = 3`` is reduced to ``3`` when the prediction is not an equation, a gold relation
+``1 < x < 2`` is turned into a set when the prediction is a set (not the reverse), and a predicted set
+is read in its written order when the gold is a tuple.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.grading import patterns
+from workbench.grading.limits import DEFAULT_TIME_LIMIT, LimitStatus, call_with_limit
+from workbench.grading.normalize import parse_number
+from workbench.grading.status import GradeStatus
+
+__all__ = ["SymbolicVerdict", "latex_equivalent", "latex_number", "MAX_SYMBOLIC_CHARS"]
+
+#: Longest input (per side, in characters) handed to SymPy; longer ones are refused at once with
+#: status ``timeout``, because parsing them could not finish within any reasonable limit.
+MAX_SYMBOLIC_CHARS = 100_000
+
+#: math-verify's comparison settings, passed explicitly (these are its defaults).
+_FLOAT_ROUNDING = 6
+_NUMERIC_PRECISION = 15
+
+_PREVIEW_CHARS = 60  # inputs and parses quoted in a detail sentence are cut to this length
+_MAX_NUMBER_CHARS = 200  # latex_number reads nothing longer
+_MAX_NUMBER_DEPTH = 8  # nesting of \frac and parentheses latex_number follows
+
+_MATH_DELIMITERS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
+_TEXT_WRAPPERS = ("\\text{", "\\textrm{", "\\textnormal{", "\\textbf{", "\\textit{", "\\mathrm{", "\\mbox{")
+_FRACTION_COMMANDS = ("\\dfrac", "\\tfrac", "\\cfrac", "\\frac")
+_THIN_SPACES = ("\\!", "\\,")  # inside a number these separate thousands: 1\,000
+_LATEX_SPACES = ("\\;", "\\:", "\\ ", "\\quad", "\\qquad", "~")
+_DEGREE_SUFFIXES = ("^{\\circ}", "^\\circ", "\\circ", "\\degree")
+_TIMES_TEN = ("\\times10^", "\\cdot10^", "*10^")
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolicVerdict:
+    """The outcome of one symbolic comparison.
+
+    Attributes
+    ----------
+    status
+        ``ok`` when both sides were read and compared; ``unparseable`` when a side could not be
+        read as the kind the gold asks for (or SymPy failed on it); ``timeout`` when parsing and
+        comparing ran out of time or the input exceeded :data:`MAX_SYMBOLIC_CHARS`.
+    equivalent
+        Whether the prediction equals the gold. Always ``False`` unless ``status`` is ``ok``.
+    detail
+        One readable sentence: what was parsed on each side and why they are equal or not.
+    pred_parsed, gold_parsed
+        ``str()`` of the parsed SymPy objects (the lower-cased word for text), ``None`` when not parsed.
+    """
+
+    status: GradeStatus
+    equivalent: bool
+    detail: str
+    pred_parsed: str | None
+    gold_parsed: str | None
+
+
+def _preview(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= _PREVIEW_CHARS else flat[: _PREVIEW_CHARS - 3] + "...")
+
+
+def _strip_delimiters(text: str) -> str:
+    """Remove one pair of math delimiters around the whole text: ``$...$``, ``\\(...\\)``, ``\\[...\\]``."""
+    s = text.strip()
+    for left, right in _MATH_DELIMITERS:
+        if len(s) >= len(left) + len(right) and s.startswith(left) and s.endswith(right):
+            return s[len(left) : len(s) - len(right)].strip()
+    return s
+
+
+def _closing_brace(text: str, start: int) -> int:
+    """Index of the brace closing the one opened at ``start``, or -1."""
+    opening, closing = text[start], {"{": "}", "(": ")"}[text[start]]
+    depth = 0
+    for index in range(start, len(text)):
+        char = text[index]
+        if char == opening:
+            depth += 1
+        elif char == closing:
+            depth -= 1
+            if depth == 0:
+                return index
+    return -1
+
+
+def _unwrap(text: str, prefixes: tuple[str, ...]) -> str | None:
+    """The content of ``\\cmd{...}`` when one of ``prefixes`` wraps the whole text, else ``None``."""
+    for prefix in prefixes:
+        if text.startswith(prefix) and _closing_brace(text, len(prefix) - 1) == len(text) - 1:
+            return text[len(prefix) : -1]
+    return None
+
+
+def _as_word(text: str) -> str | None:
+    """The lower-cased word an answer is, when it is text rather than a formula; else ``None``.
+
+    A word is made of letters and spaces only, with at least one run of two letters or more, possibly
+    inside ``\\text{}`` and math delimiters: ``yes``, ``\\text{No}``, ``undefined``.
+    """
+    s = _strip_delimiters(text)
+    inner = _unwrap(s, _TEXT_WRAPPERS)
+    s = (inner if inner is not None else s).strip().rstrip(".").strip()
+    if s and all(char.isalpha() or char == " " for char in s) and any(len(word) >= 2 for word in s.split()):
+        return " ".join(s.lower().split())
+    return None
+
+
+def _kind(expr: Any) -> str:
+    """Name the kind of a parsed SymPy object for a detail sentence."""
+    from sympy import Interval, MatrixBase, Set, Tuple
+    from sympy.core.relational import Relational
+    from sympy.logic.boolalg import And
+
+    if isinstance(expr, MatrixBase):
+        return f"{expr.rows}x{expr.cols} matrix"
+    if isinstance(expr, Interval):
+        return "interval"
+    if isinstance(expr, Set):
+        return "set"
+    if isinstance(expr, Tuple):
+        return "tuple"
+    if isinstance(expr, Relational | And):
+        return "relation"
+    if getattr(expr, "is_number", False):
+        return "number"
+    return "expression"
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"
+
+
+def _why_unequal(gold: Any, pred: Any, gold_kind: str, pred_kind: str) -> str:
+    """Say briefly why two parsed objects are not equal."""
+    from sympy import Interval
+
+    if gold_kind != pred_kind:
+        return f"the gold is {_a(gold_kind)} and the prediction {_a(pred_kind)}"
+    if isinstance(gold, Interval) and isinstance(pred, Interval):
+        if (gold.left_open, gold.right_open) != (pred.left_open, pred.right_open):
+            return "the intervals differ in which ends are open"
+        return "the intervals have different endpoints"
+    if gold_kind == "tuple":
+        return "the tuples differ (order matters in a tuple)"
+    if gold_kind == "set":
+        return "the sets have different elements"
+    if gold_kind.endswith("matrix"):
+        return "the matrices differ in at least one entry"
+    if gold_kind == "relation":
+        return "the relations are not equivalent"
+    if gold_kind == "number":
+        return "they are different numbers"
+    return "their difference does not simplify to 0"
+
+
+def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
+    """Parse both sides with math-verify and compare them; runs inside a limits worker."""
+    from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+
+    config = [LatexExtractionConfig(), ExprExtractionConfig()]
+    parsed: dict[str, Any] = {}
+    for side, text in (("gold", gold), ("prediction", pred)):
+        body = " ".join(_strip_delimiters(text).split())  # one line: inline math allows no newline
+        try:
+            found = parse(
+                f"${body}$",
+                extraction_config=config,
+                fallback_mode="no_fallback",
+                extraction_mode="any_match",
+                parsing_timeout=None,  # our own limit (limits.py) governs; math-verify's relies on alarm signals
+                raise_on_error=True,
+            )
+        except Exception as exc:  # recorded in the verdict
+            return SymbolicVerdict(
+                GradeStatus.UNPARSEABLE,
+                False,
+                f"the {side} {_preview(text)} could not be parsed: {type(exc).__name__}: {exc}",
+                None,
+                str(parsed["gold"]) if "gold" in parsed else None,
+            )
+        if not found:
+            return SymbolicVerdict(
+                GradeStatus.UNPARSEABLE,
+                False,
+                f"the {side} {_preview(text)} does not parse as LaTeX or as an expression",
+                None,
+                str(parsed["gold"]) if "gold" in parsed else None,
+            )
+        parsed[side] = found[0]
+
+    gold_expr, pred_expr = parsed["gold"], parsed["prediction"]
+    gold_str, pred_str = str(gold_expr), str(pred_expr)
+    gold_kind, pred_kind = _kind(gold_expr), _kind(pred_expr)
+    said = f"gold {gold_kind} {_preview(gold_str)} and predicted {pred_kind} {_preview(pred_str)}"
+    try:
+        equal = verify(
+            gold_expr,
+            pred_expr,
+            float_rounding=_FLOAT_ROUNDING,
+            numeric_precision=_NUMERIC_PRECISION,
+            timeout_seconds=None,  # our own limit governs, as for parse
+            raise_on_error=True,
+        )
+    except Exception as exc:  # recorded in the verdict
+        return SymbolicVerdict(
+            GradeStatus.UNPARSEABLE,
+            False,
+            f"SymPy could not compare {said}: {type(exc).__name__}: {exc}",
+            pred_str,
+            gold_str,
+        )
+    if equal:
+        how = "identical after parsing" if gold_str == pred_str else "equal under SymPy"
+        return SymbolicVerdict(GradeStatus.OK, True, f"{said} are {how}", pred_str, gold_str)
+    why = _why_unequal(gold_expr, pred_expr, gold_kind, pred_kind)
+    return SymbolicVerdict(GradeStatus.OK, False, f"{said} are not equal: {why}", pred_str, gold_str)
+
+
+def latex_equivalent(pred: str, gold: str, *, time_limit: float | None = None) -> SymbolicVerdict:
+    """Tell whether a predicted LaTeX answer equals the gold one, under a time limit.
+
+    The gold decides the kind of comparison (see the module docstring): a word gold is compared as
+    text, a formula gold as a SymPy object (number, expression, set, interval, tuple, matrix,
+    relation). Parsing and comparing run in a worker process through
+    :func:`workbench.grading.limits.call_with_limit`; they never hang and never raise.
+
+    Parameters
+    ----------
+    pred
+        The predicted answer, with or without math delimiters (``$...$``, ``\\(...\\)``).
+    gold
+        The gold answer, likewise.
+    time_limit
+        Seconds for parsing plus comparing; :data:`workbench.grading.limits.DEFAULT_TIME_LIMIT`
+        when ``None``.
+
+    Returns
+    -------
+    SymbolicVerdict
+        ``status`` ``ok`` with ``equivalent``; ``unparseable`` or ``timeout`` with ``equivalent``
+        ``False`` and a ``detail`` saying why.
+
+    Raises
+    ------
+    ValueError
+        If ``time_limit`` is not a positive finite number (nothing about the inputs raises).
+
+    Examples
+    --------
+    >>> latex_equivalent(r"\\frac{3}{7}", "3/7").equivalent
+    True
+    >>> verdict = latex_equivalent("(1, 2]", "[1,2]")
+    >>> verdict.status, verdict.equivalent, verdict.pred_parsed, verdict.gold_parsed
+    (<GradeStatus.OK: 'ok'>, False, 'Interval.Lopen(1, 2)', 'Interval(1, 2)')
+    >>> verdict.detail
+    "gold interval 'Interval(1, 2)' and predicted interval 'Interval.Lopen(1, 2)' are not equal: the intervals differ in which ends are open"
+    >>> latex_equivalent("yes", "x+1").status
+    <GradeStatus.UNPARSEABLE: 'unparseable'>
+    """
+    limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+    for side, text in (("prediction", pred), ("gold", gold)):
+        if not text.strip():
+            return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, f"the {side} is empty", None, None)
+        if len(text) > MAX_SYMBOLIC_CHARS:
+            return SymbolicVerdict(
+                GradeStatus.TIMEOUT,
+                False,
+                f"the {side} has {len(text):,} characters, more than the {MAX_SYMBOLIC_CHARS:,}-character "
+                "budget for SymPy, so it was not parsed",
+                None,
+                None,
+            )
+
+    gold_word, pred_word = _as_word(gold), _as_word(pred)
+    if gold_word is not None:
+        if pred_word == gold_word:
+            return SymbolicVerdict(GradeStatus.OK, True, f"both are the word {gold_word!r}", pred_word, gold_word)
+        said = f"the word {pred_word!r}" if pred_word is not None else f"the formula {_preview(pred)}"
+        return SymbolicVerdict(
+            GradeStatus.OK, False, f"the gold is the word {gold_word!r}; the prediction is {said}", pred_word, gold_word
+        )
+    if pred_word is not None:
+        return SymbolicVerdict(
+            GradeStatus.UNPARSEABLE,
+            False,
+            f"the prediction is the word {pred_word!r}, not a formula like the gold {_preview(gold)}",
+            pred_word,
+            None,
+        )
+
+    result = call_with_limit(_compare_parsed, pred, gold, time_limit=limit)
+    if result.status is LimitStatus.OK and result.value is not None:
+        return result.value
+    compared = f"the prediction {_preview(pred)} with the gold {_preview(gold)}"
+    if result.status is LimitStatus.TIMEOUT:
+        return SymbolicVerdict(
+            GradeStatus.TIMEOUT, False, f"gave up after {float(limit)} s parsing and comparing {compared}", None, None
+        )
+    return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, f"SymPy failed on {compared}: {result.message}", None, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# latex_number: plain LaTeX numbers, read with string operations only
+# ---------------------------------------------------------------------------------------------
+
+
+def _take_argument(text: str) -> tuple[str, str] | None:
+    """Split a ``\\frac`` argument off the front: ``{...}`` or a single digit (``\\frac34``)."""
+    if text.startswith("{"):
+        end = _closing_brace(text, 0)
+        return (text[1:end], text[end + 1 :]) if end > 0 else None
+    if text[:1].isdigit():
+        return text[0], text[1:]
+    return None
+
+
+def _read_number(s: str, depth: int) -> float | None:
+    """Read a whitespace-free, decoration-free LaTeX number."""
+    if not s or depth > _MAX_NUMBER_DEPTH:
+        return None
+    if s[0] in "+-":
+        inner = _read_number(s[1:], depth + 1)
+        return None if inner is None else (-inner if s[0] == "-" else inner)
+    if s.endswith("%"):  # percent as written: 0.5% reads 0.5
+        return _read_number(s[:-1], depth + 1)
+    if s[0] == "$":
+        return _read_number(s[1:], depth + 1)
+    if s[0] in "({" and _closing_brace(s, 0) == len(s) - 1:
+        return _read_number(s[1:-1], depth + 1)
+    for command in _FRACTION_COMMANDS:
+        if s.startswith(command):
+            numerator = _take_argument(s[len(command) :])
+            denominator = _take_argument(numerator[1]) if numerator else None
+            if numerator is None or denominator is None or denominator[1]:
+                return None
+            return _divide(_read_number(numerator[0], depth + 1), _read_number(denominator[0], depth + 1))
+    if s.count("/") == 1:
+        top, bottom = s.split("/")
+        return _divide(_read_number(top, depth + 1), _read_number(bottom, depth + 1))
+    for times_ten in _TIMES_TEN:
+        if times_ten in s:
+            mantissa_text, exponent_text = s.split(times_ten, 1)
+            mantissa = _read_number(mantissa_text, depth + 1)
+            exponent = _read_number(exponent_text, depth + 1)
+            if mantissa is None or exponent is None or not exponent.is_integer() or abs(exponent) > 308:
+                return None
+            return _finite(mantissa * 10.0 ** int(exponent))
+    if "\\" in s or "{" in s:
+        return None
+    parsed = parse_number(s)
+    return None if parsed is None else parsed.value
+
+
+def _divide(top: float | None, bottom: float | None) -> float | None:
+    if top is None or bottom is None or bottom == 0:
+        return None
+    return _finite(top / bottom)
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _strip_number_decorations(text: str) -> str | None:
+    """Remove what surrounds or decorates a LaTeX number; ``None`` if digits are separated by spaces."""
+    s = _strip_delimiters(patterns.UNICODE_MINUS.sub("-", text))
+    wrapped = _unwrap(s, ("\\boxed{", *_TEXT_WRAPPERS))
+    s = (wrapped if wrapped is not None else s).strip()
+    s = s.replace("\\left", "").replace("\\right", "").replace("{,}", ",").replace("\\%", "%").replace("\\$", "$")
+    for space in _THIN_SPACES:
+        s = s.replace(space, "")
+    for space in _LATEX_SPACES:
+        s = s.replace(space, " ")
+    s = s.strip()
+    for suffix in _DEGREE_SUFFIXES:
+        if s.endswith(suffix):
+            s = s[: -len(suffix)].strip()
+    for wrapper in _TEXT_WRAPPERS:  # a trailing unit: 15.97\text{ ml}
+        start = s.rfind(wrapper)
+        if start > 0 and _closing_brace(s, start + len(wrapper) - 1) == len(s) - 1:
+            unit = s[start + len(wrapper) : -1].strip()
+            if unit in ("%", "\\%"):
+                s = s[:start].strip() + "%"
+            elif all(char.isalpha() or char in " ./^23" for char in unit):
+                s = s[:start].strip()
+            break
+    parts = s.split()
+    for left, right in zip(parts, parts[1:], strict=False):
+        if left[-1].isdigit() and right[0].isdigit():
+            return None
+    return "".join(parts)
+
+
+def latex_number(text: str) -> float | None:
+    """Read a plain LaTeX number without SymPy; ``None`` when the text is not a single number.
+
+    Reads fractions (``\\frac{3}{7}``, ``\\dfrac{-3}{7}``, ``-\\frac34``, ``3/7``), thousands
+    separators (``1{,}000``, ``1,000``), currency (``\\$1.33``), a trailing unit in ``\\text{}``
+    (``15.97\\text{ ml}``), degrees, ``a\\times10^{k}``, ``\\left( 3 \\right)`` (parentheses group in
+    LaTeX; they are not accounting negatives here) and math delimiters or ``\\boxed{}`` around it all.
+    A percent sign is kept *as written*: ``0.5\\%`` reads ``0.5``, as
+    :func:`workbench.grading.normalize.parse_number` does; the numeric cascade decides the percent reading.
+
+    Parameters
+    ----------
+    text
+        A LaTeX answer.
+
+    Returns
+    -------
+    float or None
+        The value, or ``None`` for anything else (expressions, mixed numbers like ``2\\frac{1}{2}``,
+        division by zero, texts longer than 200 characters).
+
+    Examples
+    --------
+    >>> latex_number(r"\\dfrac{-3}{7}") == -3 / 7
+    True
+    >>> latex_number(r"1{,}000"), latex_number(r"\\$1.33"), latex_number(r"15.97\\text{ ml}"), latex_number(r"0.5\\%")
+    (1000.0, 1.33, 15.97, 0.5)
+    >>> latex_number(r"-\\frac34"), latex_number(r"\\left( 3 \\right)"), latex_number(r"x+1")
+    (-0.75, 3.0, None)
+    """
+    if len(text) > _MAX_NUMBER_CHARS:
+        return None
+    stripped = _strip_number_decorations(text)
+    if stripped is None:
+        return None
+    return _read_number(stripped, 0)
