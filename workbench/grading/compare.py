@@ -31,6 +31,7 @@ __all__ = [
     "answer_text",
     "read_number",
     "percent_cue",
+    "UnitCue",
     "no_answer_verdict",
 ]
 
@@ -38,7 +39,8 @@ AnswerKind = Literal["auto", "number", "latex", "text"]
 _KINDS = ("auto", "number", "latex", "text")
 #: Units an output can declare for its answer, as the zarifaziz runs do.
 _PERCENT_UNITS = frozenset({"percent", "percentage", "%", "pct"})
-_PLAIN_UNITS = frozenset({"raw", "ratio", "decimal", "none", "number", "absolute"})
+_RATIO_UNITS = frozenset({"ratio", "decimal", "fraction"})
+_PLAIN_UNITS = frozenset({"raw", "none", "number", "absolute", "amount"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -207,30 +209,35 @@ def read_number(text: str) -> ParsedNumber | None:
     return ParsedNumber(value=value, is_percent=False, decimals=0 if integral else 12, text=normalize_answer(text))
 
 
-def percent_cue(question: str | None, unit: str | None) -> bool | None:
-    """Whether the output or the question asks for a percentage (``True``), a plain
-    number or ratio (``False``), or says nothing (``None``). A unit the output declares
-    wins over the question's wording.
+UnitCue = Literal["percent", "ratio", "plain"]
+
+
+def percent_cue(question: str | None, unit: str | None) -> UnitCue | None:
+    """What unit the answer should be in: ``percent``, ``ratio``, ``plain`` (the output
+    declares a raw number: no unit reading at all), or ``None`` when nothing says. A unit
+    the output declares wins over the question's wording.
 
     Examples
     --------
     >>> percent_cue("what percentage of revenue was that?", None)
-    True
+    'percent'
     >>> percent_cue("what is the ratio of debt to equity?", None), percent_cue("and in 2011?", "percent")
-    (False, True)
-    >>> percent_cue("and in 2011?", None) is None
-    True
+    ('ratio', 'percent')
+    >>> percent_cue("and in 2011?", "raw"), percent_cue("and in 2011?", None) is None
+    ('plain', True)
     """
     declared = (unit or "").strip().lower()
     if declared in _PERCENT_UNITS:
-        return True
+        return "percent"
+    if declared in _RATIO_UNITS:
+        return "ratio"
     if declared in _PLAIN_UNITS:
-        return False
+        return "plain"
     if question:
         if patterns.PERCENT_CUE.search(question):
-            return True
+            return "percent"
         if patterns.RATIO_CUE.search(question):
-            return False
+            return "ratio"
     return None
 
 
@@ -404,19 +411,23 @@ def _precision(number: ParsedNumber) -> int:
     return -(len(digits) - len(digits.rstrip("0"))) if digits != "0" else 0
 
 
-def _percent_allowed(pred: ParsedNumber, cue: bool | None, upward: bool) -> tuple[bool, str]:
+def _percent_allowed(pred: ParsedNumber, cue: UnitCue | None, upward: bool) -> tuple[bool, str]:
     """Whether reading ``pred`` in the other unit is allowed, and why. ``upward``: the
-    prediction is in percent units for a ratio gold."""
+    prediction is in percent units for a ratio gold; otherwise a ratio for a percent gold."""
     if pred.is_percent:
         return True, "the % sign says it is a percentage"
     if cue is None:
         return True, "neither the question nor the output says which unit"
-    if cue is upward:
-        return True, "the question or the output's unit asks for a percentage" if upward else "a ratio is asked for"
-    return False, "the question or the output's unit asks for a ratio" if upward else "a percentage is asked for"
+    if cue == "plain":
+        return False, "the output declares a raw number, not a percentage or ratio"
+    if (cue == "percent") is upward:
+        return True, f"a {cue} is asked for"
+    return False, f"a {cue} is asked for"
 
 
-def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: bool | None = None) -> Verdict:
+def _compare_numbers(
+    pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: UnitCue | None = None
+) -> Verdict:
     p, g = pred.fraction, gold.fraction
 
     def verdict(correct: bool, reason: MatchReason, detail: str) -> Verdict:
@@ -469,7 +480,7 @@ def _is_rounding(p: float, p_decimals: int, g: float, g_decimals: int, band: flo
     return abs(p - g) <= 0.5 * 10.0 ** (-coarser) * (1 + 1e-9)
 
 
-def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdict, cue: bool | None):  # type: ignore[no-untyped-def]
+def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdict, cue: UnitCue | None):  # type: ignore[no-untyped-def]
     p, g = pred.fraction, gold.fraction
     g_decimals = _precision(gold) - (2 if gold.is_percent else 0)  # decimals of the fraction
     if g != 0 and p != 0:
@@ -482,8 +493,8 @@ def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdi
         if pred.is_percent:
             unit_shifts = [(2, "")]
         for shift, how in unit_shifts:
-            if shift and cue is (shift < 0):
-                continue  # that reading is the one the question rules out
+            if shift and not _percent_allowed(pred, cue, shift > 0)[0]:
+                continue  # that reading is the one the question or the output rules out
             value, gold_in_units = pred.value, g * 10.0**shift
             if _is_rounding(value, p_decimals, gold_in_units, g_decimals - shift, policy.rounding_band):
                 return verdict(
