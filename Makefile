@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup report test test-package test-notebooks lint clean
+.PHONY: setup report test test-package test-notebooks bench lint clean
 
 setup: $(STAMP)
 
@@ -26,6 +26,10 @@ test-package: $(STAMP)
 
 test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax -p no:python -p no:cacheprovider notebooks/
+
+# Benchmarks print figures and ratios against a peer measured in the same run; not timed tests.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/grading_throughput.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -4,6 +4,7 @@ templates."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +43,9 @@ class Run:
     def unmatched(self) -> pl.DataFrame:
         return self.graded.unmatched
 
-    @property
+    @cached_property
     def summary(self) -> dict[str, dict[str, Any]]:
+        """Headline metrics per system (computed once: BLEU/ROUGE are not free)."""
         g = self.graded
         return summarize(g.turns, g.unmatched, g.policy.name, g.systems, g.policy_grades)
 
@@ -57,7 +59,7 @@ class Run:
         ``summary.json`` into ``out_dir``; an empty ``out_dir`` writes nothing."""
         if not str(out_dir):
             return {}
-        return write_graded(self.graded, self.gold, self.prediction_files, out_dir)
+        return write_graded(self.graded, self.gold, self.prediction_files, out_dir, summary=self.summary)
 
     def _repr_html_(self) -> str:
         from workbench.tables import run_overview

@@ -48,29 +48,37 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
 
 
 def write_graded(
-    run: GradedRun, gold: GoldDataset, prediction_files: Sequence[tuple[Path, str]], out_dir: str | Path
+    run: GradedRun,
+    gold: GoldDataset,
+    prediction_files: Sequence[tuple[Path, str]],
+    out_dir: str | Path,
+    *,
+    summary: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Path]:
     """Write a graded run into ``out_dir`` and return the paths written.
 
     ``prediction_files`` pairs each input file with the system it was read as, for the
-    manifest in ``summary.json``.
+    manifest in ``summary.json``; ``summary`` is the per-system metrics when already computed.
     """
     out = Path(out_dir)
     from workbench import __version__
 
-    summary: dict[str, Any] = {
+    manifest: dict[str, Any] = {
         "workbench_version": __version__,
         "dataset": {
             "path": str(gold.path),
             "sha256": file_sha256(gold.path),
             "layout": gold.layout,
             "n_turns": gold.turns.height,
-            "n_conversations": gold.documents.height,
+            "n_conversations": gold.turns["record_id"].n_unique(),
+            "benchmark": gold.benchmark,
         },
         "predictions": [{"path": str(p), "sha256": file_sha256(p), "system": s} for p, s in prediction_files],
         "policy": dataclasses.asdict(run.policy),
         "policies": [dataclasses.asdict(p) for p in POLICIES.values()],
-        "systems": summarize(run.turns, run.unmatched, run.policy.name, run.systems, run.policy_grades),
+        "systems": summary
+        if summary is not None
+        else summarize(run.turns, run.unmatched, run.policy.name, run.systems, run.policy_grades),
     }
     paths = {
         "turns": out / "turns.parquet",
@@ -87,6 +95,6 @@ def write_graded(
     }
     for name, frame in frames.items():
         write_atomic(paths[name], frame.write_parquet)
-    text = json.dumps(summary, indent=2, sort_keys=False) + "\n"
+    text = json.dumps(manifest, indent=2, sort_keys=False) + "\n"
     write_atomic(paths["summary"], lambda p: p.write_text(text, encoding="utf-8"))
     return paths
