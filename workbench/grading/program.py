@@ -564,6 +564,12 @@ def execute_program(program: str | Sequence[str] | Program, *, table: TableRows 
     >>> r = execute_program("subtract(60.94, 25.14), divide(#0, 25.14)")
     >>> r.status.value, r.answer, [s.describe() for s in r.steps]
     ('ok', '1.42403', ['#0 subtract(60.94, 25.14) = 35.8', '#1 divide(35.8, 25.14) = 1.424025457'])
+    >>> execute_program(["subtract(", "5829", "5735", ")", "EOF"]).answer  # a leaderboard token list
+    '94'
+    >>> execute_program("divide(72, multiply(6, 210))").answer  # nested calls
+    '0.05714'
+    >>> execute_program("(26.7 - 30.5) / 30.5").answer  # plain arithmetic
+    '-0.12459'
     >>> execute_program("divide(1, 0)").status.value
     'division_by_zero'
     >>> execute_program("greater(5, 3)").answer
