@@ -80,6 +80,7 @@ def test_model_output_is_escaped_in_tables() -> None:
             "gold_executed": ["1"],
             "predicted_answer": [HOSTILE],
             "predicted_program": [None],
+            "answer": [HOSTILE],
             "reason": ["wrong_value"],
             "detail": [HOSTILE],
             "correct": [False],
@@ -87,7 +88,7 @@ def test_model_output_is_escaped_in_tables() -> None:
     )
     markup = tables.failed_turns(turns).markup
     assert "<script>" not in markup and "<img" not in markup
-    assert markup.count("&lt;script&gt;window.__pwned=1&lt;/script&gt;") == 3
+    assert markup.count("&lt;script&gt;window.__pwned=1&lt;/script&gt;") == 4
 
 
 def test_figure_json_cannot_close_its_script_tag() -> None:

@@ -20,6 +20,7 @@ __all__ = [
     "html_table",
     "headline",
     "failed_turns",
+    "policy_comparison",
     "run_overview",
     "unmatched_rows",
     "files_written",
@@ -99,6 +100,28 @@ def headline(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
     return html_table(frame, caption="Headline metrics", css_class="wb-table wb-headline")
 
 
+def policy_comparison(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
+    """Accuracy of each system under every grading policy, side by side.
+
+    Examples
+    --------
+    >>> block = policy_comparison({"s": {"n_turns": 2, "policies": {"exact-string": {"n_correct": 1, "accuracy": 0.5}}}})
+    >>> "exact-string" in block.markup and "50.0% (1/2)" in block.markup
+    True
+    """
+    from workbench.grading.policies import POLICIES
+
+    rows = []
+    for system, metrics in summary.items():
+        row: dict[str, Any] = {"system": system}
+        for name, figures in metrics.get("policies", {}).items():
+            row[name] = f"{figures['accuracy']:.1%} ({figures['n_correct']}/{metrics['n_turns']})"
+        rows.append(row)
+    notes = "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())
+    frame = pl.DataFrame(rows, infer_schema_length=None)
+    return html_table(frame, caption=f"Turn accuracy by grading policy ({notes})", css_class="wb-table wb-policies")
+
+
 def failed_turns(turns: pl.DataFrame, *, limit: int = 2000) -> HtmlBlock:
     """The failed turns with the grader's reason, worst systems' failures first."""
     failed = turns.filter(~pl.col("correct")).select(
@@ -111,6 +134,7 @@ def failed_turns(turns: pl.DataFrame, *, limit: int = 2000) -> HtmlBlock:
         pl.col("gold_executed").alias("gold (executed)"),
         "predicted_answer",
         "predicted_program",
+        pl.col("answer").alias("answer graded"),
         pl.col("reason").cast(pl.String),
         "detail",
     )
