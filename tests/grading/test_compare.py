@@ -93,12 +93,12 @@ def test_percent_units_are_accepted_by_the_percent_rule(claude_rows: list[dict])
     by_rule = [(r, _verdict(r)) for r in claude_rows]
     percent = [(r, v) for r, v in by_rule if v.reason is MatchReason.PERCENT_READING]
     assert len(percent) == 242
-    for row, verdict in percent:
+    for row, _ in percent:
         pred, gold = float(row["predicted_answer"]), float(row["gold"])
         assert abs(pred) >= 50 * abs(gold) or abs(gold) >= 50 * abs(pred), row
         assert row["predicted_unit"] == "percent" or "%" in row["predicted_answer"], row
     # and no tolerance match hides a x100 reading
-    for row, verdict in by_rule:
+    for _row, verdict in by_rule:
         if verdict.reason is MatchReason.REL_TOLERANCE:
             assert abs(verdict.pred_value - verdict.gold_value) <= 1e-3 * abs(verdict.gold_value)
 
