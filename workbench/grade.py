@@ -16,7 +16,7 @@ import polars as pl
 
 from workbench.grading.compare import AnswerKind
 from workbench.grading.equivalence import final_operation
-from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, GradingPolicy, get_policy
+from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, GradingPolicy, for_benchmark, get_policy
 from workbench.grading.program import TableRows, table_rows
 from workbench.grading.status import GradeStatus, MatchReason
 from workbench.grading.turn import grade_turn
@@ -185,6 +185,7 @@ def grade_predictions(
     policy: GradingPolicy | str = DEFAULT_GRADING_POLICY,
     also: Sequence[GradingPolicy | str] | None = None,
     kind: AnswerKind = "auto",
+    benchmark: str | None = None,
 ) -> GradedRun:
     """Grade canonical prediction tables against ``gold``.
 
@@ -202,9 +203,13 @@ def grade_predictions(
     kind
         How answers compare (``auto``, ``number``, ``latex``, ``text``); see
         :func:`~workbench.grading.compare.answers_match`.
+    benchmark
+        Adapts the policies to the benchmark (:func:`~workbench.grading.policies.for_benchmark`);
+        by default the gold set's own.
     """
-    policy = get_policy(policy)
-    extra = [get_policy(p) for p in (POLICIES.values() if also is None else also)]
+    benchmark = benchmark or gold.benchmark
+    policy = for_benchmark(get_policy(policy), benchmark)
+    extra = [for_benchmark(get_policy(p), benchmark) for p in (POLICIES.values() if also is None else also)]
     frames = [predictions] if isinstance(predictions, pl.DataFrame) else list(predictions)
     preds = pl.concat([f.select(list(PREDICTIONS)) for f in frames]) if frames else pl.DataFrame(schema=PREDICTIONS)
     systems = tuple(dict.fromkeys(preds["system"].to_list()))

@@ -114,5 +114,5 @@ def grade_run(config: RunConfig) -> Run:
     frames = [attach_record_ids(frame, gold) for frame in frames]
     benchmark = _check_benchmark(config, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))
     kind = _KIND_BY_BENCHMARK.get(benchmark, "auto")
-    graded = grade_predictions(gold, frames, policy=config.policy, kind=kind)  # type: ignore[arg-type]
+    graded = grade_predictions(gold, frames, policy=config.policy, kind=kind, benchmark=benchmark)  # type: ignore[arg-type]
     return Run(config=config, gold=gold, graded=graded, prediction_files=tuple(files))

@@ -74,6 +74,11 @@ class MatchPolicy:
         :mod:`workbench.grading.limits`).
     rounding_band
         A wrong number within this relative distance of the gold is typed ``rounding``.
+    bare_percent_reading
+        Accept a x100 reading of a number without a ``%`` sign (``12.57`` for 0.12574). On
+        for ConvFinQA, whose gold is an executed ratio while answers come in percent units;
+        off for GSM8K and MATH, whose gold is already in the unit the question asks, so
+        "4200" for 42 is wrong (``20%`` for 20 still counts: the sign is explicit).
     """
 
     name: str = "cascade"
@@ -86,6 +91,7 @@ class MatchPolicy:
     symbolic: bool = True
     time_limit: float | None = None
     rounding_band: float = 1e-2
+    bare_percent_reading: bool = True
 
 
 DEFAULT_POLICY = MatchPolicy()
@@ -411,11 +417,13 @@ def _precision(number: ParsedNumber) -> int:
     return -(len(digits) - len(digits.rstrip("0"))) if digits != "0" else 0
 
 
-def _percent_allowed(pred: ParsedNumber, cue: UnitCue | None, upward: bool) -> tuple[bool, str]:
+def _percent_allowed(pred: ParsedNumber, cue: UnitCue | None, upward: bool, bare: bool = True) -> tuple[bool, str]:
     """Whether reading ``pred`` in the other unit is allowed, and why. ``upward``: the
     prediction is in percent units for a ratio gold; otherwise a ratio for a percent gold."""
     if pred.is_percent:
         return True, "the % sign says it is a percentage"
+    if not bare:
+        return False, "the gold is in the unit the question asks, so a bare number is not read x100"
     if cue is None:
         return True, "neither the question nor the output says which unit"
     if cue == "plain":
@@ -464,7 +472,7 @@ def _compare_numbers(
             break
         precise = policy.accept_reported_precision and _at_reported_precision(pred, gold_in_pred_units)
         if _close(value, g, policy.rel_tol) or precise:
-            allowed, why = _percent_allowed(pred, cue, upward)
+            allowed, why = _percent_allowed(pred, cue, upward, policy.bare_percent_reading)
             if policy.accept_percent_reading and allowed:
                 return verdict(True, MatchReason.PERCENT_READING, f"{pred.text} read {how} is {value:g} = {g:g}: {why}")
             why = why if not allowed else "the policy does not accept unit readings"
@@ -493,7 +501,7 @@ def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdi
         if pred.is_percent:
             unit_shifts = [(2, "")]
         for shift, how in unit_shifts:
-            if shift and not _percent_allowed(pred, cue, shift > 0)[0]:
+            if shift and not _percent_allowed(pred, cue, shift > 0, policy.bare_percent_reading)[0]:
                 continue  # that reading is the one the question or the output rules out
             value, gold_in_units = pred.value, g * 10.0**shift
             if _is_rounding(value, p_decimals, gold_in_units, g_decimals - shift, policy.rounding_band):

@@ -180,9 +180,9 @@ def _last_number_or_formula(text: str, offset: int) -> tuple[str, tuple[int, int
     formulas = list(patterns.INLINE_MATH.finditer(text))
     if formulas:
         m = formulas[-1]
-        inner = next(g for g in m.groups() if g is not None).strip()
-        if inner and (best is None or m.end() + offset > best[1][1]):
-            best = (clean_answer_text(inner), (m.start() + offset, m.end() + offset), ExtractionRule.LAST_FORMULA)
+        inner = clean_answer_text(next(g for g in m.groups() if g is not None).strip())
+        if inner and (best is None or m.end() + offset > best[1][1]):  # an empty box is no answer
+            best = (inner, (m.start() + offset, m.end() + offset), ExtractionRule.LAST_FORMULA)
     return best
 
 

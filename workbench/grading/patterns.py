@@ -121,7 +121,7 @@ SOLUTION_BLOCK = re.compile(r"<\|begin_of_solution\|>(?P<answer>.*?)(?:<\|end_of
 
 #: Any number in running text, for the flexible rule: ``-1,234.5``, ``$18``, ``.5``, ``3/4``.
 TEXT_NUMBER = re.compile(
-    r"(?<![\w.])(?P<number>-?\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+(?!\.\d))?%?|-?\.\d+%?)"
+    r"(?<![\w.])(?P<number>-?(?:\$ ?)?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?: ?/ ?\d+(?!\.\d))?%?|-?\.\d+%?)"
 )
 
 #: Inline mathematics: ``$...$``, ``\(...\)``, ``\[...\]``.

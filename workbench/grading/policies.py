@@ -21,7 +21,7 @@ explicit marker) and otherwise extract from the raw output themselves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from workbench.grading.compare import (
@@ -42,6 +42,7 @@ __all__ = [
     "POLICIES",
     "DEFAULT_GRADING_POLICY",
     "get_policy",
+    "for_benchmark",
     "select_answer",
     "grade_answer",
     "exact_string_match",
@@ -94,6 +95,26 @@ POLICIES: dict[str, GradingPolicy] = {
 
 #: The policy whose verdict fills the graded turns table.
 DEFAULT_GRADING_POLICY = POLICIES["symbolic"]
+
+
+#: Benchmarks whose answers are not in percent units by default (a x100 reading needs a cue).
+_NO_PERCENT_UNITS = frozenset({"gsm8k", "math"})
+
+
+def for_benchmark(policy: GradingPolicy, benchmark: str) -> GradingPolicy:
+    """The policy as it applies to a benchmark: on GSM8K and MATH a number without a ``%``
+    sign is never read x100 ("4200" for 42 is wrong; the gold is in the unit asked).
+
+    Examples
+    --------
+    >>> for_benchmark(POLICIES["symbolic"], "gsm8k").numbers.bare_percent_reading
+    False
+    >>> for_benchmark(POLICIES["symbolic"], "convfinqa") is POLICIES["symbolic"]
+    True
+    """
+    if benchmark not in _NO_PERCENT_UNITS or not policy.numbers.bare_percent_reading:
+        return policy
+    return replace(policy, numbers=replace(policy.numbers, bare_percent_reading=False))
 
 
 def get_policy(name: str | GradingPolicy) -> GradingPolicy:

@@ -1,0 +1,334 @@
+"""Answer extraction: one case per rule on real outputs, a regression table over the bundled
+GSM8K runs, and properties of the extractor."""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.grading.compare import read_number
+from workbench.grading.extract import Extraction, extract_answer, last_boxed
+from workbench.grading.policies import POLICIES, grade_answer, select_answer
+from workbench.grading.status import ExtractionRule, ExtractionStatus
+
+OPENAI_SYSTEMS = ("6b_finetuning", "6b_verification", "175b_finetuning", "175b_verification")
+
+
+def _lines(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def tora_rows(gsm8k_runs: dict[str, Path]) -> list[dict]:
+    return _lines(gsm8k_runs["tora-70b"])
+
+
+@pytest.fixture(scope="module")
+def openai_rows(gsm8k_runs: dict[str, Path]) -> list[dict]:
+    return _lines(gsm8k_runs["openai"])
+
+
+@pytest.fixture(scope="module")
+def gsm8k_rows(gsm8k_path: Path) -> list[dict]:
+    return _lines(gsm8k_path)
+
+
+# --------------------------------------------------------------------------- one case per rule
+def _body(solution: str) -> str:
+    """A GSM8K reference solution without its ``#### n`` line."""
+    return solution.rsplit("####", 1)[0].strip()
+
+
+def _snippets(tora: list[dict], openai: list[dict], gsm8k: list[dict]) -> dict[str, str]:
+    """Real outputs, by the name the cases below use. Where no bundled output uses a marker
+    (no file says "The final answer is", none has a solution block), a real GSM8K reference
+    solution is given that marker in place of its ``#### n`` line."""
+    return {
+        # ToRA-70B, GSM8K test line 1: code, its output, then "Janet makes $\boxed{18}$ dollars ..."
+        "tora_boxed": tora[0]["code"][0],
+        # ToRA-70B, line 882: "The answer is $\boxed{6}$ years." -- the box inside the phrase wins
+        "tora_answer_is_boxed": tora[881]["code"][0],
+        # GSM8K test line 1, the reference solution: "... every day at the farmer's market.\n#### 18"
+        "gsm8k_hashes": gsm8k[0]["answer"],
+        "gsm8k_final_answer_is": _body(gsm8k[0]["answer"]) + "\nThe final answer is 18.",
+        "gsm8k_answer_is": _body(gsm8k[0]["answer"]) + "\nThe answer is 18.",
+        # a reasoning model's layout around the same solution: no marker inside the block, so the
+        # block's last number; the thought before it and text after it are not read
+        "solution_block": "<|begin_of_thought|>16 - 3 - 4 = 9 eggs, 9 * 2 = 18. Check: 20?<|end_of_thought|>\n"
+        f"<|begin_of_solution|>{_body(gsm8k[0]['answer'])}<|end_of_solution|>\nThat took 3 steps.",
+        # OpenAI 6B fine-tuned, GSM8K test line 1: "... she makes 13 * 2 = $<<13*2=26>>26\nA: 26"
+        "openai_answer_line": openai[0]["6b_finetuning"]["solution"],
+        # OpenAI 6B fine-tuned, line 937: cut off mid-sentence ("... = <<1411900+20170=1432070>>1432070
+        # pesos for an"), no "A:" line
+        "openai_truncated": openai[936]["6b_finetuning"]["solution"],
+        # GSM8K test line 2's solution closed by an inline formula after its last number
+        "gsm8k_formula": _body(gsm8k[1]["answer"]) + "\nSo the robe takes $\\frac{6}{2}$ bolts.",
+    }
+
+
+# (snippet, policy, answer, rule, status, text the span covers)
+RULE_CASES = [
+    ("tora_boxed", "strict", "18", "boxed", "found", "\\boxed{18}"),
+    ("tora_boxed", "flex", "18", "boxed", "found", "\\boxed{18}"),
+    ("tora_answer_is_boxed", "strict", "6", "boxed", "found", "\\boxed{6}"),
+    ("gsm8k_hashes", "strict", "18", "hashes", "found", "#### 18"),
+    ("gsm8k_hashes", "flex", "18", "hashes", "found", "#### 18"),
+    ("gsm8k_final_answer_is", "strict", "18", "final_answer_is", "found", "The final answer is 18."),
+    ("gsm8k_answer_is", "strict", "18", "answer_is", "found", "The answer is 18."),
+    ("gsm8k_answer_is", "flex", "18", "answer_is", "found", "The answer is 18."),
+    ("solution_block", "strict", "18", "solution_block", "found", "18"),
+    ("solution_block", "flex", "18", "solution_block", "found", "18"),
+    ("openai_answer_line", "strict", "26", "answer_line", "found", "A: 26"),
+    ("openai_answer_line", "flex", "26", "answer_line", "found", "A: 26"),
+    # the lenient rules: strict finds nothing, flex takes the last number or formula
+    ("openai_truncated", "strict", None, "none", "not_found", None),
+    ("openai_truncated", "flex", "1432070", "last_number", "found", "1432070"),
+    ("gsm8k_formula", "strict", None, "none", "not_found", None),
+    ("gsm8k_formula", "flex", "\\frac{6}{2}", "last_formula", "found", "$\\frac{6}{2}$"),
+]
+
+
+@pytest.mark.parametrize(("name", "policy", "answer", "rule", "status", "matched"), RULE_CASES)
+def test_each_rule_on_real_outputs(
+    tora_rows: list[dict],
+    openai_rows: list[dict],
+    gsm8k_rows: list[dict],
+    name: str,
+    policy: str,
+    answer: str | None,
+    rule: str,
+    status: str,
+    matched: str | None,
+) -> None:
+    text = _snippets(tora_rows, openai_rows, gsm8k_rows)[name]
+    e = extract_answer(text, policy=policy)  # type: ignore[arg-type]
+    assert (e.answer, e.rule, e.status, e.policy) == (
+        answer,
+        ExtractionRule(rule),
+        ExtractionStatus(status),
+        policy,
+    )
+    if matched is None:
+        assert e.span is None
+    else:
+        assert e.span is not None
+        assert text[e.span[0] : e.span[1]] == matched
+        assert answer is not None and answer in text[e.span[0] : e.span[1]]
+
+
+def test_every_rule_has_a_case() -> None:
+    covered = {ExtractionRule(case[3]) for case in RULE_CASES} | {ExtractionRule.NONE}
+    assert covered == set(ExtractionRule)
+
+
+def test_solution_block_narrows_the_search(gsm8k_rows: list[dict]) -> None:
+    # a marker inside the block wins over the block's last number; text after the block is not read
+    text = f"<|begin_of_solution|>{_body(gsm8k_rows[0]['answer'])}\nThe final answer is 18<|end_of_solution|> then 99"
+    e = extract_answer(text, policy="strict")
+    assert (e.answer, e.rule) == ("18", ExtractionRule.FINAL_ANSWER_IS)
+    assert e.span is not None and text[e.span[0] : e.span[1]] == "The final answer is 18"
+
+
+def test_last_boxed_takes_the_last_and_keeps_nested_braces(tora_rows: list[dict]) -> None:
+    assert last_boxed(tora_rows[0]["code"][0]) == "18"
+    # ToRA-70B, GSM8K test line 141: "$\boxed{20\%}$" -- the escaped percent stays
+    assert last_boxed(tora_rows[140]["code"][0]) == "20\\%"
+    assert last_boxed(r"first \boxed{1}, then \boxed{\frac{3}{7}}") == r"\frac{3}{7}"
+
+
+def test_flex_answer_has_no_leading_newline(tora_rows: list[dict]) -> None:
+    """A number at the start of a line is read without the newline before it (a bug once)."""
+    text = tora_rows[14]["code"][0]
+    assert text.endswith("```\n60% of the students enrolled in hip-hop dance.")
+    e = extract_answer(text, policy="flex")
+    assert e.answer == "60%"
+    assert e.span is not None and text[e.span[0] : e.span[1]] == "60%"
+
+
+def test_empty_box_in_a_formula_is_not_an_answer() -> None:
+    """``$\\boxed{}$`` holds no answer, so nothing is found (a bug once: found, with answer '')."""
+    e = extract_answer("So the answer is $\\boxed{}$.", policy="flex")
+    assert not e.found and e.answer is None
+
+
+# --------------------------------------------------------------------------- no answer, no credit
+NO_ANSWER_OUTPUTS = [
+    "",
+    "   \n\t",
+    "She sells the remainder at the farmers' market daily.",
+    "I don't know how to solve this.",
+    # markers with nothing after them
+    "The answer is",
+    "####",
+    "A: ",
+    "\\boxed{}",
+    "<|begin_of_solution|>I cannot tell.<|end_of_solution|>",
+    # a ToRA-style run whose code failed, with no number in the traceback
+    "```output\nNameError: name 'eggs' is not defined\n```",
+    # markers followed by a statement that there is no answer
+    "The answer is unknown.",
+    "A: N/A",
+    "Final answer: cannot be determined",
+    "So the answer is $\\boxed{}$.",
+]
+
+
+@pytest.mark.parametrize("text", NO_ANSWER_OUTPUTS)
+def test_a_lenient_rule_never_gives_credit_to_an_output_with_no_answer(text: str) -> None:
+    for name in ("strict", "flex"):
+        policy = POLICIES[name]
+        answer, source, extraction = select_answer(policy, predicted_answer=None, raw_output=text)
+        assert source == name and extraction is not None
+        verdict = grade_answer(policy, answer, "18")
+        assert not verdict.correct and verdict.reason.value == "no_answer", (name, answer, verdict)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "   ", "She sells the remainder at the farmers' market daily.", "The answer is", "A: "]
+)
+def test_no_number_is_not_found_under_either_policy(text: str) -> None:
+    for policy in ("strict", "flex"):
+        e = extract_answer(text, policy=policy)  # type: ignore[arg-type]
+        assert not e.found and e.answer is None and e.span is None and e.rule is ExtractionRule.NONE
+        assert e.status is (ExtractionStatus.EMPTY if not text.strip() else ExtractionStatus.NOT_FOUND)
+
+
+def test_unknown_policy_is_an_error() -> None:
+    with pytest.raises(ValueError, match="'strict' or 'flex'"):
+        extract_answer("#### 18", policy="lenient")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- regression
+_A_LINE = re.compile(r"(?m)^A:[ \t]*(?P<answer>\S[^\n]*)$")
+_FIRST_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+def _a_line_number(solution: str) -> str | None:
+    """The number on the last ``A:`` line of an OpenAI solution, as written (``90,000``)."""
+    lines = _A_LINE.findall(solution)
+    match = _FIRST_NUMBER.search(lines[-1]) if lines else None
+    return match.group(0) if match else None
+
+
+def _value(text: str | None) -> float | None:
+    number = read_number(text) if text is not None else None
+    return None if number is None else number.fraction
+
+
+def _counts(pairs: list[tuple[str, str | None]]) -> dict[str, tuple[int, int, int]]:
+    """Per policy: (answers found, found and equal to the reference as text, ... as a number)."""
+    out = {}
+    for policy in ("strict", "flex"):
+        found = same_text = same_number = 0
+        for text, reference in pairs:
+            e = extract_answer(text, policy=policy)  # type: ignore[arg-type]
+            if not e.found:
+                continue
+            found += 1
+            same_text += e.answer == reference
+            same_number += (
+                reference is not None and _value(e.answer) is not None and _value(e.answer) == _value(reference)
+            )
+        out[policy] = (found, same_text, same_number)
+    return out
+
+
+#: Per system and policy: (answers found, equal to the reference as text, equal as a number),
+#: out of 1,319 outputs. Computed once from the bundled files and written here on purpose.
+#: The reference is ToRA's own ``pred[0]`` for ToRA-70B (``code[0]``), and the number on the
+#: last ``A:`` line for the OpenAI systems (``solution``).
+EXTRACTION_COUNTS: dict[str, dict[str, tuple[int, int, int]]] = {
+    # ToRA-70B: 1,308 outputs box their answer. Text equality is low because ToRA's pred drops
+    # ".0" ("160" for \boxed{160.0}) and the box keeps "\%" ("20\%" for 20); as numbers 1,289
+    # agree. Without a box (11), flex takes the last number: right for "19 people were kicked
+    # out", wrong for "5 cars ... in the first 15 minutes" (15).
+    "tora-70b": {"strict": (1308, 1046, 1289), "flex": (1319, 1050, 1294)},
+    # OpenAI: strict finds exactly the outputs with an "A:" line; the rest were cut off by the
+    # length limit, where flex takes whatever number came last (e.g. "0.0068181818...").
+    # The one answer-line miss is "A: 1/5", whose first number (the reference) is 1.
+    "6b_finetuning": {"strict": (1315, 1314, 1314), "flex": (1319, 1314, 1314)},
+    "6b_verification": {"strict": (1318, 1318, 1318), "flex": (1319, 1318, 1318)},
+    # "A: 10+John's age" and "A: 7/14" are the two whose answer is not the line's first number
+    "175b_finetuning": {"strict": (1314, 1312, 1312), "flex": (1319, 1312, 1312)},
+    "175b_verification": {"strict": (1318, 1318, 1318), "flex": (1319, 1318, 1318)},
+}
+
+
+def test_extraction_counts_on_the_bundled_runs(tora_rows: list[dict], openai_rows: list[dict]) -> None:
+    assert len(tora_rows) == len(openai_rows) == 1319
+    found = {"tora-70b": _counts([(r["code"][0], r["pred"][0]) for r in tora_rows])}
+    for system in OPENAI_SYSTEMS:
+        solutions = [r[system]["solution"] for r in openai_rows]
+        found[system] = _counts([(s, _a_line_number(s)) for s in solutions])
+    assert found == EXTRACTION_COUNTS
+
+
+# --------------------------------------------------------------------------- properties
+_WORDS = st.lists(
+    st.sampled_from(["She", "makes", "9", "*", "2", "=", "eggs", "per", "day", "and", "sells", "3.5", "the", "rest"]),
+    max_size=12,
+).map(" ".join)
+_INTEGERS = st.integers(min_value=-(10**12), max_value=10**12).map(str)
+_DECIMALS = (
+    st.integers(min_value=0, max_value=6)
+    .flatmap(lambda places: st.decimals(min_value=-(10**6), max_value=10**6, places=places, allow_nan=False))
+    .map(lambda d: f"{Decimal(d):f}")
+)  # written plainly: no exponent
+_NUMBERS = st.one_of(_INTEGERS, _DECIMALS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(prefix=_WORDS, n=_NUMBERS)
+def test_hash_answer_reads_back(prefix: str, n: str) -> None:
+    for policy in ("strict", "flex"):
+        e = extract_answer(f"{prefix}\n#### {n}", policy=policy)  # type: ignore[arg-type]
+        assert (e.answer, e.rule) == (n, ExtractionRule.HASHES)
+
+
+@settings(max_examples=60, deadline=None)
+@given(prefix=_WORDS, n=_NUMBERS)
+def test_boxed_answer_reads_back(prefix: str, n: str) -> None:
+    text = f"{prefix} so \\boxed{{{n}}}."
+    e = extract_answer(text, policy="strict")
+    assert (e.answer, e.rule) == (n, ExtractionRule.BOXED)
+    assert e.span is not None and text[e.span[0] : e.span[1]] == f"\\boxed{{{n}}}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(prefix=_WORDS, n=_NUMBERS)
+def test_flex_finds_the_last_number(prefix: str, n: str) -> None:
+    text = f"{prefix} {n}"
+    e = extract_answer(text, policy="flex")
+    assert (e.answer, e.rule) == (n, ExtractionRule.LAST_NUMBER)
+    assert e.span is not None and text[e.span[0] : e.span[1]].strip() == n
+    assert not extract_answer(text, policy="strict").found
+
+
+def _check_invariants(text: str, e: Extraction) -> None:
+    assert (e.span is None) == (not e.found)
+    assert (e.answer is None) == (not e.found)
+    if e.span is not None:
+        assert 0 <= e.span[0] <= e.span[1] <= len(text)
+    if e.status is ExtractionStatus.EMPTY:
+        assert not text.strip()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(),
+        st.text(alphabet="#$\\{}boxedA: answeris0123456789.-%\n<|_>", max_size=60),
+    )
+)
+def test_extraction_never_raises(text: str) -> None:
+    for policy in ("strict", "flex"):
+        e = extract_answer(text, policy=policy)  # type: ignore[arg-type]
+        assert isinstance(e, Extraction) and e.policy == policy
+        _check_invariants(text, e)
