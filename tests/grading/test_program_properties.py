@@ -102,6 +102,39 @@ def _reference_value(tree: Node) -> float | None:
         return None
 
 
+_INFIX = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}
+_small_ints = st.integers(min_value=-20, max_value=20).map(lambda i: Num(float(i), str(i)))
+arithmetic_trees = st.recursive(
+    _small_ints,
+    lambda kids: st.builds(lambda op, a, b: Call(op, (a, b)), st.sampled_from(tuple(_INFIX)), kids, kids),
+    max_leaves=12,
+)
+
+
+def _infix(node) -> str:  # type: ignore[no-untyped-def]
+    if isinstance(node, Num):
+        return node.text
+    return f"({_infix(node.args[0])} {_INFIX[node.op]} {_infix(node.args[1])})"
+
+
+@settings(max_examples=200, deadline=None)
+@given(arithmetic_trees)
+def test_execute_agrees_with_reference_evaluator(tree) -> None:  # type: ignore[no-untyped-def]
+    try:
+        expected = _reference(tree)
+    except ZeroDivisionError:
+        expected = None
+    for text in (format_node(tree), _infix(tree)):
+        result = execute_program(text)
+        if expected is None:
+            assert result.status is ProgramStatus.DIVISION_BY_ZERO, text
+        elif not math.isfinite(expected):
+            assert result.status is ProgramStatus.NUMERIC_ERROR, text
+        else:
+            assert result.status is ProgramStatus.OK, (text, result.message)
+            assert result.value == expected, text
+
+
 # --------------------------------------------------------------------------- print and parse
 @settings(max_examples=100, deadline=None)
 @given(st.data(), trees())

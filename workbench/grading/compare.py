@@ -21,6 +21,7 @@ from typing import Literal
 from workbench.grading import patterns
 from workbench.grading.normalize import ParsedNumber, is_no_answer, normalize_answer, parse_number
 from workbench.grading.status import GradeStatus, MatchReason
+from workbench.grading.symbolic import latex_equivalent, latex_number, strip_number_decorations
 
 __all__ = [
     "MatchPolicy",
@@ -168,18 +169,6 @@ def _boolean(text: str) -> bool | None:
     return match.group("word").lower() in ("yes", "true")
 
 
-def _strip_latex(text: str) -> str:
-    out = text.strip()
-    previous = None
-    while previous != out:
-        previous = out
-        out = patterns.LATEX_TEXT.sub(lambda m: " " + m.group("inner"), out)
-    out = patterns.LATEX_NOISE.sub("", out).replace("{,}", ",").replace("\\%", "%").replace("\\$", "$")
-    if len(out) >= 2 and out[0] == "$" and out[-1] == "$":
-        out = out.strip("$")
-    return out.strip()
-
-
 def read_number(text: str) -> ParsedNumber | None:
     r"""Read an answer that is one number, in any of the ways answers write numbers.
 
@@ -197,7 +186,7 @@ def read_number(text: str) -> ParsedNumber | None:
     number = parse_number(text)
     if number is not None:
         return number
-    cleaned = _strip_latex(normalize_answer(text))
+    cleaned = strip_number_decorations(normalize_answer(text)) or normalize_answer(text)
     number = parse_number(cleaned)
     if number is not None:
         return number
@@ -206,8 +195,6 @@ def read_number(text: str) -> ParsedNumber | None:
         number = parse_number(with_unit.group("number"))
         if number is not None:
             return number
-    from workbench.grading.symbolic import latex_number  # SymPy-free; imported late to keep start-up light
-
     value = latex_number(text)
     if value is None or not math.isfinite(value):
         return None
@@ -385,8 +372,6 @@ def _compare_choice(pred: str, gold_letter: str) -> Verdict:
 
 
 def _compare_symbolic(pred: str, gold: str, policy: MatchPolicy, gold_value: float | None) -> Verdict:
-    from workbench.grading.symbolic import latex_equivalent  # the SymPy path, run under a time limit
-
     result = latex_equivalent(pred, gold, time_limit=policy.time_limit)
     if result.status is GradeStatus.TIMEOUT:
         return Verdict(False, GradeStatus.TIMEOUT, MatchReason.TIMEOUT, None, gold_value, result.detail, "latex")

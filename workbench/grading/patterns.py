@@ -30,8 +30,6 @@ __all__ = [
     "SOLUTION_BLOCK",
     "TEXT_NUMBER",
     "INLINE_MATH",
-    "LATEX_TEXT",
-    "LATEX_NOISE",
     "NUMBER_WITH_UNIT",
     "PERCENT_CUE",
     "RATIO_CUE",
@@ -127,12 +125,6 @@ TEXT_NUMBER = re.compile(
 #: Inline mathematics: ``$...$``, ``\(...\)``, ``\[...\]``.
 INLINE_MATH = re.compile(r"\$\$(?P<a>.+?)\$\$|\$(?P<b>[^$]+?)\$|\\\((?P<c>.+?)\\\)|\\\[(?P<d>.+?)\\\]", re.DOTALL)
 
-#: ``\text{ ml}``, ``\mbox{cm}``, ``\textbf{4}``: text wrappers removed during normalisation.
-LATEX_TEXT = re.compile(r"\\(?:text|textbf|textit|mathrm|mbox|mathbf)\s*\{(?P<inner>[^{}]*)\}")
-
-#: ``\left`` and ``\right`` sizing commands, ``\!`` ``\,`` ``\;`` spacing, ``^\circ`` degrees
-#: (escaped ``\%`` and ``\$`` are unescaped separately).
-LATEX_NOISE = re.compile(r"\\left\b|\\right\b|\\[!,;:]|\\quad|\^\s*\{?\\circ\}?")
 
 #: A number followed by a short unit word: ``15.97 ml``, ``18 dollars``, ``3 cm^2``.
 NUMBER_WITH_UNIT = re.compile(

@@ -405,8 +405,16 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _strip_number_decorations(text: str) -> str | None:
-    """Remove what surrounds or decorates a LaTeX number; ``None`` if digits are separated by spaces."""
+def strip_number_decorations(text: str) -> str | None:
+    r"""Remove what surrounds or decorates a LaTeX number (``$``, ``\boxed{}``, ``\text{}``,
+    ``\left``, ``{,}``, ``\%``, ``\$``, thin spaces, degrees, a trailing ``\text{ ml}`` unit);
+    ``None`` if digits are separated by spaces.
+
+    Examples
+    --------
+    >>> strip_number_decorations(r"$\$1{,}000.50$"), strip_number_decorations(r"15.97\text{ ml}")
+    ('$1,000.50', '15.97')
+    """
     s = _strip_delimiters(patterns.UNICODE_MINUS.sub("-", text))
     wrapped = _unwrap(s, ("\\boxed{", *_TEXT_WRAPPERS))
     s = (wrapped if wrapped is not None else s).strip()
@@ -467,7 +475,7 @@ def latex_number(text: str) -> float | None:
     """
     if len(text) > _MAX_NUMBER_CHARS:
         return None
-    stripped = _strip_number_decorations(text)
+    stripped = strip_number_decorations(text)
     if stripped is None:
         return None
     return _read_number(stripped, 0)
