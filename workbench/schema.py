@@ -28,6 +28,11 @@ __all__ = [
     "PROGRAM_STATUS_DTYPE",
     "POLICY_KEYS",
     "POLICY_GRADES",
+    "CHECK_CATEGORIES",
+    "HUMAN_CATEGORIES",
+    "CATEGORY_DTYPE",
+    "CHECK_KEYS",
+    "CHECKS",
 ]
 
 STATUS_DTYPE = pl.Enum([s.value for s in GradeStatus])
@@ -149,4 +154,24 @@ POLICY_GRADES: dict[str, pl.DataType] = {
     "answer_source": pl.String(),
     "extraction_rule": pl.String(),
     "detail": pl.String(),
+}
+
+
+#: Data-quality categories the detectors flag automatically (most specific first: when a
+#: turn has several flags, the slice shows the first of these it has).
+CHECK_CATEGORIES = ("mislabel", "unit_inconsistency", "sign_inconsistency", "missing_value")
+#: Categories only a human assigns (annotation, issue 5).
+HUMAN_CATEGORIES = ("ambiguous_question", "other")
+CATEGORY_DTYPE = pl.Enum([*CHECK_CATEGORIES, *HUMAN_CATEGORIES])
+
+CHECK_KEYS = ("record_id", "turn", "category", "rule")
+
+#: One row per data-quality flag: a gold turn, a category, readable evidence, a confidence.
+CHECKS: dict[str, pl.DataType] = {
+    "record_id": pl.String(),
+    "turn": pl.Int32(),
+    "category": CATEGORY_DTYPE,
+    "rule": pl.String(),  # which detector fired ("display_vs_executed", "systems_agree", ...)
+    "evidence": pl.String(),  # one readable sentence with the numbers involved
+    "confidence": pl.Float64(),  # 0..1: how likely the flag is a real data problem
 }
