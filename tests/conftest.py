@@ -9,11 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from workbench.config import resolve
 from workbench.io.gold import GoldDataset, load_gold
+from workbench.run import Run, grade_run
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
-CLAUDE_RUN = REPO / "data" / "predictions" / "convfinqa" / "zarifaziz-claude-sonnet-4-6" / "2026-05-04T06-35-00Z"
+CLAUDE_RUNS = REPO / "data" / "predictions" / "convfinqa" / "zarifaziz-claude-sonnet-4-6"
+CLAUDE_RUN = CLAUDE_RUNS / "2026-05-04T06-35-00Z"
+CLAUDE_RUN_2 = CLAUDE_RUNS / "2026-05-04T12-48-44Z"
+#: How the two bundled claude-sonnet-4-6 dev runs are named when graded together.
+TWO_RUN_SYSTEMS = ("claude 06-35", "claude 12-48")
 GSM8K_RUNS = REPO / "data" / "predictions" / "gsm8k"
 GSM8K_FIXTURES = FIXTURES / "predictions" / "gsm8k"
 
@@ -80,6 +86,18 @@ def dev_gold(dev_path: Path) -> GoldDataset:
 @pytest.fixture(scope="session")
 def original_gold(original_train_path: Path) -> GoldDataset:
     return load_gold(original_train_path)
+
+
+@pytest.fixture(scope="session")
+def two_dev_runs(dev_path: Path) -> Run:
+    """Both bundled claude-sonnet-4-6 dev runs (06-35-00Z: 1490 turns, 12-48-44Z: 1486),
+    graded together (with the data-quality checks)."""
+    config = resolve(
+        dataset=dev_path,
+        predictions=[CLAUDE_RUN / "predictions.jsonl", CLAUDE_RUN_2 / "predictions.jsonl"],
+        systems=list(TWO_RUN_SYSTEMS),
+    )
+    return grade_run(config)
 
 
 # --------------------------------------------------------------------------- GSM8K and MATH

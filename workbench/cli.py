@@ -108,7 +108,12 @@ def _grade(args: argparse.Namespace) -> int:
         if policies:
             shown = ", ".join(f"{name} {p['accuracy']:.1%}" for name, p in policies.items())
             print(f"  by policy: {shown}")
-    print(f"wrote {paths['turns']}, {paths['conversations']}, {paths['summary']}")
+    if run.checks.height:
+        from workbench.checks import flag_counts
+
+        shown = ", ".join(f"{category} {n}" for category, n in flag_counts(run.checks).select("category", "n_turns").iter_rows())
+        print(f"data-quality flags (turns): {shown}; evidence in {paths['checks']}")
+    print(f"wrote {paths['turns']}, {paths['conversations']}, {paths['checks']}, {paths['summary']}")
     return 0
 
 

@@ -21,9 +21,12 @@ from workbench.grading.program import TableRows, table_rows
 from workbench.grading.status import GradeStatus, MatchReason
 from workbench.grading.turn import grade_turn
 from workbench.io.gold import GoldDataset
-from workbench.schema import GRADED_TURNS, POLICY_GRADES, PREDICTIONS
+from workbench.checks import run_checks, top_category
+from workbench.features import gold_features
+from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS
+from workbench.taxonomy import error_types
 
-__all__ = ["GradedRun", "grade_predictions", "unmatched_reason", "unmatched_message"]
+__all__ = ["GradedRun", "grade_predictions", "graders_disagree", "unmatched_reason", "unmatched_message"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,8 @@ class GradedRun:
     policy_grades
         One row per turn and policy: the same outputs graded under every policy; see
         :data:`workbench.schema.POLICY_GRADES`.
+    checks
+        Data-quality flags on the gold turns; see :data:`workbench.schema.CHECKS`.
     """
 
     turns: pl.DataFrame
@@ -51,6 +56,7 @@ class GradedRun:
     systems: tuple[str, ...]
     policy: GradingPolicy
     policy_grades: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=POLICY_GRADES))
+    checks: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=CHECKS))
 
 
 #: Prediction columns that carry gold (they served to build or link the gold set).
@@ -186,6 +192,7 @@ def grade_predictions(
     also: Sequence[GradingPolicy | str] | None = None,
     kind: AnswerKind = "auto",
     benchmark: str | None = None,
+    checks: bool = True,
 ) -> GradedRun:
     """Grade canonical prediction tables against ``gold``.
 
@@ -206,6 +213,9 @@ def grade_predictions(
     benchmark
         Adapts the policies to the benchmark (:func:`~workbench.grading.policies.for_benchmark`);
         by default the gold set's own.
+    checks
+        Run the data-quality detectors (:func:`workbench.checks.run_checks`); their
+        flags fill ``GradedRun.checks`` and the turns' ``dq_category``.
     """
     benchmark = benchmark or gold.benchmark
     policy = for_benchmark(get_policy(policy), benchmark)
@@ -237,25 +247,47 @@ def grade_predictions(
         )
         parts.append(joined)
     if not parts:
-        return GradedRun(
-            pl.DataFrame(schema=GRADED_TURNS), unmatched, systems, policy, pl.DataFrame(schema=POLICY_GRADES)
-        )
+        return GradedRun(pl.DataFrame(schema=GRADED_TURNS), unmatched, systems, policy)
     joined = pl.concat(parts)
-    needs_table = joined.filter(pl.col("predicted_program").str.contains("table_", literal=True))
-    tables = _tables(gold, set(needs_table["doc_id"].to_list()))
-    graded_rows, policy_rows = _grade_rows(joined.to_dicts(), tables, policy, extra, kind)
-    turns = (
-        pl.DataFrame(graded_rows, infer_schema_length=None)
-        .with_columns(pl.col("gold_program").map_elements(final_operation, return_dtype=pl.String).alias("operation"))
-        .select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
-        .sort("system", "record_id", "turn", maintain_order=True)
+    needs_table = joined.filter(
+        pl.col("predicted_program").str.contains("table_", literal=True)
+        | pl.col("gold_program").str.contains("table_", literal=True)
     )
+    tables = _tables(gold, set(needs_table["doc_id"].drop_nulls().to_list()))
+    graded_rows, policy_rows = _grade_rows(joined.to_dicts(), tables, policy, extra, kind)
     policy_grades = (
         pl.DataFrame(policy_rows, schema={c: _as_text(t) for c, t in POLICY_GRADES.items()})
         .cast(POLICY_GRADES)
         .sort("system", "record_id", "turn", maintain_order=True)
     )
-    return GradedRun(turns, unmatched, systems, policy, policy_grades)
+    turns = (
+        pl.DataFrame(graded_rows, infer_schema_length=None)
+        .with_columns(pl.col("gold_program").map_elements(final_operation, return_dtype=pl.String).alias("operation"))
+        .join(gold_features(gold_turns, tables), on=keys, how="left", maintain_order="left")
+        .join(graders_disagree(policy_grades), on=["system", *keys], how="left", maintain_order="left")
+    )
+    turns = turns.with_columns(error_types(turns, tables))
+    checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
+    turns = turns.join(top_category(checks_table), on=keys, how="left", maintain_order="left")
+    turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()]).sort(
+        "system", "record_id", "turn", maintain_order=True
+    )
+    return GradedRun(turns, unmatched, systems, policy, policy_grades, checks_table)
+
+
+def graders_disagree(policy_grades: pl.DataFrame) -> pl.DataFrame:
+    """``system, record_id, turn, graders_disagree``: whether the named policies disagree.
+
+    Examples
+    --------
+    >>> g = pl.DataFrame({"system": ["s"] * 4, "record_id": ["r"] * 4, "turn": [0, 0, 1, 1],
+    ...                   "correct": [True, False, True, True]})
+    >>> graders_disagree(g).sort("turn")["graders_disagree"].to_list()
+    [True, False]
+    """
+    return policy_grades.group_by("system", "record_id", "turn").agg(
+        (pl.col("correct").n_unique() > 1).alias("graders_disagree")
+    )
 
 
 def unmatched_message(unmatched: pl.DataFrame, listed_in: object = None) -> list[str]:

@@ -38,6 +38,8 @@ table.wb-table td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.wb-table td.null{color:#aaa}
 caption{caption-side:top;text-align:left;font-weight:600;padding:6px 0}
 .wb-note{color:#666;font-size:12px} .wb-warning{color:#8a4b00}
+details.wb-drill{border:1px solid #e5e5e5;border-radius:4px;margin:4px 0;padding:2px 8px}
+details.wb-drill summary{cursor:pointer;padding:4px 0}
 pre.wb-text{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 pre.wb-error{background:#fff0f0;color:#900;padding:8px;overflow:auto}
 .plotly-figure{width:100%;min-height:380px}

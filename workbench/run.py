@@ -54,9 +54,15 @@ class Run:
         """One row per turn and grading policy (see :data:`workbench.schema.POLICY_GRADES`)."""
         return self.graded.policy_grades
 
+    @property
+    def checks(self) -> pl.DataFrame:
+        """Data-quality flags on the gold turns (see :data:`workbench.schema.CHECKS`)."""
+        return self.graded.checks
+
     def write(self, out_dir: str | Path) -> dict[str, Path]:
-        """Write ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet`` and
-        ``summary.json`` into ``out_dir``; an empty ``out_dir`` writes nothing."""
+        """Write ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``,
+        ``policy_grades.parquet``, ``checks.parquet`` and ``summary.json`` into ``out_dir``;
+        an empty ``out_dir`` writes nothing."""
         if not str(out_dir):
             return {}
         return write_graded(self.graded, self.gold, self.prediction_files, out_dir, summary=self.summary)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import polars as pl
 
 from workbench.grading.status import GradeStatus, MatchReason, ProgramStatus
+from workbench.taxonomy import ERROR_TYPE_DTYPE
 
 __all__ = [
     "GOLD_KEYS",
@@ -133,7 +134,15 @@ GRADED_TURNS: dict[str, pl.DataType] = {
     "has_type2_question": pl.Boolean(),
     "has_duplicate_columns": pl.Boolean(),
     "has_non_numeric_values": pl.Boolean(),
-    "operation": pl.String(),
+    "operation": pl.String(),  # the gold program's final operation ("lookup" for a bare number)
+    "rare_operation": pl.String(),  # a rare operation the gold program uses (exp, greater, table_*), or "none"
+    "answer_format": pl.String(),  # percent | ratio | yes/no | plain
+    "depends_on": pl.List(pl.Int32()),  # earlier turns the gold program builds on
+    "dependency_distance": pl.Int32(),  # how far back it reaches (0: builds on none)
+    "error_type": ERROR_TYPE_DTYPE,  # why a wrong turn is wrong (null when correct)
+    "graders_disagree": pl.Boolean(),  # the named grading policies disagree on this turn
+    "dq_category": pl.String(),  # the most specific data-quality flag on the gold turn (null: none)
+    "dq_confidence": pl.Float64(),
     "raw_output": pl.String(),
     "gold_solution": pl.String(),
     "source_location": pl.String(),

@@ -20,6 +20,12 @@ __all__ = [
     "html_table",
     "headline",
     "failed_turns",
+    "slice_table",
+    "flag_counts",
+    "checks_table",
+    "drilldown",
+    "systems_table",
+    "paired_table",
     "policy_comparison",
     "run_overview",
     "unmatched_rows",
@@ -122,9 +128,10 @@ def policy_comparison(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
     return html_table(frame, caption=f"Turn accuracy by grading policy ({notes})", css_class="wb-table wb-policies")
 
 
-def failed_turns(turns: pl.DataFrame, *, limit: int = 2000) -> HtmlBlock:
-    """The failed turns with the grader's reason, worst systems' failures first."""
-    failed = turns.filter(~pl.col("correct")).select(
+def _failed_columns(turns: pl.DataFrame) -> pl.DataFrame:
+    """The columns a reader needs to judge a failed turn, in reading order."""
+    extra = [c for c in ("error_type", "dq_category") if c in turns.columns]
+    return turns.select(
         "system",
         "record_id",
         "turn",
@@ -136,9 +143,120 @@ def failed_turns(turns: pl.DataFrame, *, limit: int = 2000) -> HtmlBlock:
         "predicted_program",
         pl.col("answer").alias("answer graded"),
         pl.col("reason").cast(pl.String),
+        *[pl.col(c).cast(pl.String) for c in extra],
         "detail",
     )
+
+
+def failed_turns(turns: pl.DataFrame, *, limit: int = 2000) -> HtmlBlock:
+    """The failed turns with the grader's reason, worst systems' failures first."""
+    failed = _failed_columns(turns.filter(~pl.col("correct")))
     return html_table(failed, caption=f"Failed turns ({failed.height})", css_class="wb-table wb-failed", max_rows=limit)
+
+
+def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock:
+    """Accuracy per slice group with its interval (``table`` from
+    :func:`workbench.slices.slice_accuracy`), one slice or all.
+
+    Examples
+    --------
+    >>> t = pl.DataFrame({"system": ["s"], "slice": ["operation"], "group": ["divide"], "n_turns": [4],
+    ...                   "n_correct": [3], "n_conversations": [2], "accuracy": [0.75], "low": [0.5], "high": [1.0]})
+    >>> "75.0% [50.0%, 100.0%]" in slice_table(t).markup
+    True
+    """
+    from workbench.comparison import _with_interval
+    from workbench.slices import SLICES
+
+    part = table if slice_name is None else table.filter(pl.col("slice") == slice_name)
+    shown = part.select(
+        "system",
+        pl.col("slice").replace_strict({k: v.title for k, v in SLICES.items()}, default=pl.col("slice")),
+        "group",
+        "n_turns",
+        "n_correct",
+        "n_conversations",
+        pl.struct("accuracy", "low", "high")
+        .map_elements(lambda r: _with_interval(r["accuracy"], r["low"], r["high"]), return_dtype=pl.String)
+        .alias("accuracy [95% interval]"),
+    )
+    title = SLICES[slice_name].title if slice_name in SLICES else "slice"
+    return html_table(shown, caption=f"Accuracy by {title.lower()}", css_class="wb-table wb-slices")
+
+
+def flag_counts(counts: pl.DataFrame) -> HtmlBlock:
+    """Flags per data-quality category (``counts`` from :func:`workbench.checks.flag_counts`)."""
+    return html_table(counts, caption="Data-quality flags per category", css_class="wb-table wb-flag-counts")
+
+
+def checks_table(checks: pl.DataFrame, *, limit: int = 500) -> HtmlBlock:
+    """Every data-quality flag with its evidence, most confident first."""
+    shown = checks.sort("confidence", "record_id", "turn", descending=[True, False, False]).select(
+        "record_id", "turn", pl.col("category").cast(pl.String), "rule", "confidence", "evidence"
+    )
+    return html_table(
+        shown, caption=f"Data-quality flags ({checks.height})", css_class="wb-table wb-checks", max_rows=limit
+    )
+
+
+def drilldown(turns: pl.DataFrame, slice_name: str, *, limit: int = 25) -> HtmlBlock:
+    """Failed turns of each group of a slice, one collapsible section per group (largest
+    failure count first), so a reader can open the group a chart points at."""
+    from workbench.slices import SLICES, group_order
+
+    spec = SLICES[slice_name]
+    failed = turns.filter(~pl.col("correct")).with_columns(spec.expr.alias("_group"))
+    sizes = failed.group_by("_group").len().sort("len", "_group", descending=[True, False])
+    order = sizes["_group"].to_list() if not spec.numeric else group_order(slice_name, sizes["_group"].to_list())
+    counts = dict(sizes.iter_rows())
+    sections = []
+    for group in order:
+        rows = _failed_columns(failed.filter(pl.col("_group") == group))
+        table = html_table(rows, css_class="wb-table wb-failed", max_rows=limit).markup
+        sections.append(
+            f'<details class="wb-drill"><summary>{html.escape(spec.title)}: <b>{html.escape(str(group))}</b> '
+            f"({counts[group]} failed turns)</summary>{table}</details>"
+        )
+    if not sections:
+        return HtmlBlock(f'<p class="wb-note">No failed turns to drill into by {html.escape(spec.title.lower())}.</p>')
+    return HtmlBlock(f'<div class="wb-drilldown">{"".join(sections)}</div>')
+
+
+def systems_table(intervals: pl.DataFrame) -> HtmlBlock:
+    """Systems by the seed report's metrics with intervals (from
+    :func:`workbench.comparison.metric_intervals`)."""
+    from workbench.comparison import systems_table as layout
+
+    return html_table(
+        layout(intervals),
+        caption="Systems by metrics (95% bootstrap interval, clustered by conversation)",
+        css_class="wb-table wb-headline",
+    )
+
+
+def paired_table(comparison: pl.DataFrame) -> HtmlBlock:
+    """A paired comparison (from :func:`workbench.comparison.compare_systems`), readable."""
+    if not comparison.height:
+        return HtmlBlock('<p class="wb-note">No turns that both systems answered.</p>')
+    a, b = comparison["system_a"][0], comparison["system_b"][0]
+    shown = comparison.select(
+        "slice",
+        "group",
+        pl.col("n_turns").alias("paired turns"),
+        pl.col("accuracy_a").alias(f"acc. {a}"),
+        pl.col("accuracy_b").alias(f"acc. {b}"),
+        pl.format(
+            "{} [{}, {}]",
+            (pl.col("difference") * 100).round(1),
+            (pl.col("low") * 100).round(1),
+            (pl.col("high") * 100).round(1),
+        ).alias("difference, points [95% interval]"),
+        pl.col("a_only").alias(f"only {a} right"),
+        pl.col("b_only").alias(f"only {b} right"),
+        pl.col("mcnemar_p").alias("McNemar p"),
+        pl.col("n_unpaired").alias("unpaired turns"),
+    )
+    return html_table(shown, caption=f"Paired comparison: {a} minus {b}", css_class="wb-table wb-paired")
 
 
 def files_written(paths: dict[str, Any]) -> HtmlBlock:

@@ -36,6 +36,7 @@ __all__ = [
     "CHOICE_LETTER",
     "MATH_MARKUP",
     "PLAIN_NUMBER",
+    "DOCUMENT_NUMBER",
 ]
 
 #: Characters that people and models use for a minus sign.
@@ -149,3 +150,9 @@ MATH_MARKUP = re.compile(r"[\\{}^_=<>]|\d\s*[-+*/]\s*\d|^[a-z]$|\d[a-z]\b|[a-z]\
 #: A gold answer that is just a number: optional sign, thousands separators, decimals,
 #: exponent (``70,000``, ``-3``, ``0.5``, ``1e-05``); ``\frac{1}{2}`` and ``10,\!080`` are not.
 PLAIN_NUMBER = re.compile(rf"^\s*(?P<sign>[-+])?(?P<num>{NUMBER_LITERAL})\s*$")
+
+# --------------------------------------------------------------------------- data-quality checks
+#: A number in a document's running text, read without a sign (a hyphen in ``2007-2008`` is no
+#: minus): ``1,234.5``, ``.07``, the ``80`` of ``$ 80 million``, the ``13.4`` of ``13.4%``; not the
+#: ``4`` of ``q4``.
+DOCUMENT_NUMBER = re.compile(rf"(?<![\w.])(?P<num>{NUMBER_LITERAL})")

@@ -181,6 +181,12 @@ def select_answer(
     ('18', 'flex')
     >>> select_answer(POLICIES["symbolic"], predicted_answer="N/A", program_answer="0.5")[:2]
     ('0.5', 'program')
+
+    A system that declares it has no answer ("N/A" in its answer field) is taken at its
+    word: no number is fished out of its reasoning.
+
+    >>> select_answer(POLICIES["symbolic"], predicted_answer="N/A", raw_output="in 2014 it was")[:2]
+    ('N/A', 'answer')
     """
     if policy.source in ("strict", "flex"):
         if _given(predicted_answer):
@@ -194,6 +200,8 @@ def select_answer(
         return program_answer, "program", None
     if _given(upstream_answer):
         return upstream_answer, "upstream", None
+    if predicted_answer is not None and predicted_answer.strip():
+        return predicted_answer, "answer", None  # declared "no answer"
     if raw_output and raw_output.strip():
         extraction = extract_answer(raw_output, policy="flex")
         return extraction.answer, "flex", extraction

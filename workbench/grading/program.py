@@ -40,6 +40,9 @@ __all__ = [
     "table_grid",
     "table_rows",
     "format_node",
+    "walk",
+    "literal_numbers",
+    "operations",
 ]
 
 Value = float | bool
@@ -346,6 +349,46 @@ def format_node(node: Node) -> str:
     if isinstance(node, TableArg):
         return node.text
     return f"{node.op}({', '.join(format_node(a) for a in node.args)})"
+
+
+def walk(program: Program) -> list[Node]:
+    """Every node of a program, depth first, steps in order.
+
+    Examples
+    --------
+    >>> [type(n).__name__ for n in walk(parse_program("divide(#0, 13.4%)"))]
+    ['Call', 'Ref', 'Num']
+    """
+    out: list[Node] = []
+    stack: list[Node] = list(reversed(program.steps))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, Call):
+            stack.extend(reversed(node.args))
+    return out
+
+
+def literal_numbers(program: Program) -> list[Num]:
+    """The literal numbers a program uses (not constants, not ``#n`` references), in order.
+
+    Examples
+    --------
+    >>> [n.text for n in literal_numbers(parse_program("subtract(60.94, const_100), divide(#0, 25.14)"))]
+    ['60.94', '25.14']
+    """
+    return [node for node in walk(program) if isinstance(node, Num)]
+
+
+def operations(program: Program) -> list[str]:
+    """The operations a program applies, in order (``negate`` included; none for a lookup).
+
+    Examples
+    --------
+    >>> operations(parse_program("(26.7 - 30.5) / 30.5"))
+    ['divide', 'subtract']
+    """
+    return [node.op for node in walk(program) if isinstance(node, Call)]
 
 
 # --------------------------------------------------------------------------- tables

@@ -1,5 +1,6 @@
-"""Write graded outputs: ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``
-and ``summary.json``, each written atomically (a temporary file, then a rename)."""
+"""Write graded outputs: ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``,
+``policy_grades.parquet``, ``checks.parquet`` (data-quality flags) and ``summary.json``,
+each written atomically (a temporary file, then a rename)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,7 @@ def write_graded(
         "predictions": [{"path": str(p), "sha256": file_sha256(p), "system": s} for p, s in prediction_files],
         "policy": dataclasses.asdict(run.policy),
         "policies": [dataclasses.asdict(p) for p in POLICIES.values()],
+        "checks": {str(k): int(v) for k, v in run.checks.group_by("category").len().iter_rows()},
         "systems": summary
         if summary is not None
         else summarize(run.turns, run.unmatched, run.policy.name, run.systems, run.policy_grades),
@@ -85,6 +87,7 @@ def write_graded(
         "conversations": out / "conversations.parquet",
         "unmatched": out / "unmatched.parquet",
         "policy_grades": out / "policy_grades.parquet",
+        "checks": out / "checks.parquet",
         "summary": out / "summary.json",
     }
     frames: dict[str, pl.DataFrame] = {
@@ -92,6 +95,7 @@ def write_graded(
         "conversations": conversations(run.turns),
         "unmatched": run.unmatched,
         "policy_grades": run.policy_grades,
+        "checks": run.checks,
     }
     for name, frame in frames.items():
         write_atomic(paths[name], frame.write_parquet)

@@ -1,0 +1,691 @@
+"""Data-quality detectors: flag gold turns that look wrong, with evidence and a confidence.
+
+Each flag is one row of :data:`workbench.schema.CHECKS`: a gold turn, a category (``mislabel``,
+``unit_inconsistency``, ``sign_inconsistency``, ``missing_value``), the rule that fired, one
+readable sentence of evidence quoting the numbers, and a confidence in [0, 1]: how likely a
+human who reads the document agrees that the gold has a problem. The confidences were set by
+hand-checking a sample of the flags on ConvFinQA dev (``tests/fixtures/checks/README.md``).
+
+Rules on the gold alone (:func:`gold_checks`)
+----------------------------------------------
+``display_vs_executed``
+    The display answer (``"14.1%"``) against the executed answer (0.14136). A display that
+    shows the executed value at its own precision (rounded or truncated, ``%`` applied or as a
+    label of a value already in percent units) is consistent. Otherwise: opposite signs give
+    ``sign_inconsistency`` (0.9); a display equal to the executed value times a power of ten
+    gives ``unit_inconsistency`` (0.85 for 10^k with k != 2; 0.5 for a percent shown without
+    its ``%`` sign); anything else, including the magnitude of a sign-flagged turn, gives
+    ``mislabel`` (0.85, or 0.5 when within 2%). Yes/no answers compare as text.
+``program_vs_executed``
+    The gold program executed here (with the document's table) against the executed answer:
+    a difference beyond 5-decimal rounding is a ``mislabel`` (0.9); a program that does not
+    execute is a ``mislabel`` (0.5) with the execution message.
+``argument_not_in_document``
+    Every literal number of the gold program must be found among the numbers of the
+    document (text, table cells, row labels, column headers), the questions of this and the
+    earlier turns, and the executed answers of the earlier turns, allowing commas, ``%``,
+    sign and scale (x100, /100, x/÷ 1e3, 1e6, 1e9) and the precision the program writes (12.5
+    matches a document 12.53; 12.53 does not match a document 12.5). Not found:
+    ``missing_value`` (0.6; 0.3 when a number within 2% exists, which is usually a rounded
+    or mis-typed copy of it).
+``table_sign``
+    An argument found only with the opposite sign (a table cell -27.0 where the program
+    uses 27): ``sign_inconsistency`` (0.35; in the reformatted layout parentheses, which
+    often mark a percentage or a footnote rather than a negative, became minus signs).
+``question_unit``
+    The question asks for a percentage but the display is the bare ratio (``0.0751``), or
+    it asks for a ratio and the display is a percentage: ``unit_inconsistency`` (0.15: the
+    questions' wording is loose, so this is mostly a hint).
+
+Rule on several systems (:func:`agreement_checks`)
+-----------------------------------------------------
+``systems_agree``
+    At least ``min_systems`` systems give the same wrong answer (relative tolerance 1e-3,
+    x100 percent-unit reading allowed): ``mislabel`` with confidence growing with the share
+    of systems that agree, capped at 0.4 when fewer than three agree (two runs of one model
+    often repeat one mistake) and lower when their answer is only a rounding or unit reading
+    away from the gold.
+
+Gold without programs or documents (GSM8K, MATH) gets only the rules that apply to it:
+``display_vs_executed`` (which finds nothing when the display is the executed answer) and
+``systems_agree``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from workbench.grading import patterns
+from workbench.grading.compare import MatchPolicy, answers_match, percent_cue, read_number
+from workbench.grading.normalize import ParsedNumber, normalize_answer, parse_cell_number, parse_number
+from workbench.grading.program import (
+    Call,
+    Node,
+    Num,
+    ProgramSyntaxError,
+    Ref,
+    TableRows,
+    execute_program,
+    format_node,
+    parse_program,
+    table_rows,
+)
+from workbench.grading.status import MatchReason
+from workbench.io.gold import GoldDataset
+from workbench.schema import CHECK_CATEGORIES, CHECK_KEYS, CHECKS
+
+__all__ = ["gold_checks", "agreement_checks", "run_checks", "flag_counts", "top_category"]
+
+#: Confidences, one per (rule, situation); see the module docstring.
+CONFIDENCE: Mapping[str, float] = {
+    "sign": 0.9,
+    "scale": 0.85,
+    "percent_without_sign": 0.5,
+    "display_far": 0.85,
+    "display_near": 0.5,
+    "display_not_number": 0.5,
+    "yes_no": 0.9,
+    "program_differs": 0.9,
+    "program_fails": 0.5,
+    "missing": 0.6,
+    "missing_near": 0.3,
+    "table_sign": 0.35,
+    "question_unit": 0.15,
+}
+
+#: Scales under which a document number may appear in a program: percent and thousands,
+#: millions, billions.
+_SCALES = np.array([1.0, 100.0, 0.01, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9])
+_SCALE_NAMES = ("", " x100", " /100", " x1000", " /1000", " x1e6", " /1e6", " x1e9", " /1e9")
+#: Powers of ten a display answer may be off by (unit_inconsistency).
+_UNIT_SHIFTS = (2, -2, 1, -1, 3, -3, 6, -6, 9, -9)
+#: "Near": within this relative distance.
+_NEAR = 0.02
+#: How two systems' answers are compared: 1e-3 relative tolerance, x100 reading either way.
+_AGREE = MatchPolicy(name="agreement", accept_reported_precision=False, use_cues=False, symbolic=False)
+#: Grading reasons that say a wrong answer is only a rounding or unit reading away from the gold.
+_NEAR_MISS = frozenset({"rounding", "percent_confusion", "scale", "sign_flip"})
+
+
+# --------------------------------------------------------------------------- rows and tables
+def _frame(rows: Sequence[Mapping[str, Any]]) -> pl.DataFrame:
+    """Rows into a CHECKS table; an unknown category fails loudly in the cast."""
+    text = {c: (pl.String() if isinstance(t, pl.Enum) else t) for c, t in CHECKS.items()}
+    return pl.DataFrame(list(rows), schema=text).cast(CHECKS)
+
+
+def _merge(frame: pl.DataFrame) -> pl.DataFrame:
+    """One row per (record_id, turn, category, rule): evidence joined, the highest confidence."""
+    return (
+        frame.sort([*CHECK_KEYS, "confidence"], descending=[False, False, False, False, True])
+        .group_by(list(CHECK_KEYS), maintain_order=True)
+        .agg(pl.col("evidence").unique(maintain_order=True).str.join("; "), pl.col("confidence").max())
+        .select(list(CHECKS))
+        .sort(list(CHECK_KEYS))
+    )
+
+
+def _flag(record_id: str, turn: int, category: str, rule: str, evidence: str, confidence: float) -> dict[str, Any]:
+    return {
+        "record_id": record_id,
+        "turn": turn,
+        "category": category,
+        "rule": rule,
+        "evidence": evidence,
+        "confidence": confidence,
+    }
+
+
+def _show(value: float) -> str:
+    """A number as an analyst reads it: up to 10 significant digits, no exponent for usual sizes.
+
+    Examples
+    --------
+    >>> _show(18770.0), _show(-0.09709), _show(0.14136000001)
+    ('18770', '-0.09709', '0.14136')
+    """
+    return f"{value:.10g}"
+
+
+# --------------------------------------------------------------------------- display vs executed
+def _sig_digits(number: ParsedNumber) -> int:
+    digits = "".join(ch for ch in number.text.lower().split("e")[0] if ch.isdigit())
+    return len(digits.lstrip("0"))
+
+
+def _shows(display: ParsedNumber, value: float, *, loose: bool = True) -> bool:
+    """Whether ``display`` (in its own units, ``%`` not applied) shows ``value`` at the precision
+    it writes: rounded, truncated, within 1e-3 relative, or equal to 5 decimals. ``loose=False``
+    asks for two significant digits before rounding or truncation count.
+
+    Examples
+    --------
+    >>> d = parse_number("14.1%")
+    >>> _shows(d, 14.136), _shows(d, 14.19), _shows(d, 14.2), _shows(parse_number("2"), 2.4, loose=False)
+    (True, True, False, False)
+    """
+    shown = display.value
+    if math.isclose(shown, value, rel_tol=1e-3, abs_tol=1e-9) or round(shown, 5) == round(value, 5):
+        return True
+    if not loose and _sig_digits(display) < 2:
+        return False
+    unit = 10.0 ** (-display.decimals)
+    if abs(shown - value) <= 0.5 * unit * (1 + 1e-9):
+        return True
+    return abs(shown) <= abs(value) and abs(shown - value) < unit * (1 - 1e-6) and (shown >= 0) == (value >= 0)
+
+
+def _magnitude(display: ParsedNumber, value: float, of: str) -> tuple[str, str, float] | None:
+    """Compare a display number with an executed value of the same sign; ``of`` names the
+    program (`` of subtract(...)``).
+
+    Returns ``None`` when consistent, else ``(category, what the display is, confidence)``.
+
+    Examples
+    --------
+    >>> _magnitude(parse_number("14.1%"), 0.14136, "") is None
+    True
+    >>> _magnitude(parse_number("1877"), 18770.0, " of p")[1]
+    'is 10x smaller than the executed value 18770 of p'
+    >>> _magnitude(parse_number("-30"), -0.29898, " of p")[1]
+    'is the executed ratio -0.29898 of p in percent units, without a % sign'
+    """
+    base = value * 100.0 if display.is_percent else value
+    if _shows(display, base) or (display.is_percent and _shows(display, value)):
+        return None  # "14.1%" for 0.141, or "1.11%" labelling 1.11111 already in percent units
+    for shift in _UNIT_SHIFTS:
+        if _shows(display, base * 10.0**shift, loose=False):
+            if shift == 2 and not display.is_percent:
+                how = f"is the executed ratio {_show(value)}{of} in percent units, without a % sign"
+                return "unit_inconsistency", how, CONFIDENCE["percent_without_sign"]
+            size = "larger" if shift > 0 else "smaller"
+            how = f"is {_show(10.0 ** abs(shift))}x {size} than the executed value {_show(value)}{of}"
+            return "unit_inconsistency", how, CONFIDENCE["scale"]
+    near = base != 0 and abs(display.value - base) <= _NEAR * abs(base)
+    how = f"is not the executed value {_show(value)}{of}" + (", though within 2% of it" if near else "")
+    return "mislabel", how, CONFIDENCE["display_near" if near else "display_far"]
+
+
+def _display_flags(row: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The ``display_vs_executed`` flags of one gold turn."""
+    display, executed = row["gold_answer"], row["gold_executed"]
+    if display is None or executed is None or normalize_answer(display) == normalize_answer(executed):
+        return []
+    key = (row["record_id"], row["turn"])
+    program = row.get("gold_program")
+    of = f" of {program}" if program else ""
+    display_yes_no = patterns.YES_NO.match(normalize_answer(display)) is not None
+    executed_yes_no = patterns.YES_NO.match(normalize_answer(executed)) is not None
+    if display_yes_no or executed_yes_no:
+        if answers_match(display, executed, kind="text").correct:
+            return []
+        how = f"display answer '{display}' is not the executed answer '{executed}'{of}"
+        return [_flag(*key, "mislabel", "display_vs_executed", how, CONFIDENCE["yes_no"])]
+    verdict = answers_match(display, executed, question=row.get("question"))
+    number, value = read_number(display), _value(row)
+    if verdict.correct and (verdict.reason is not MatchReason.PERCENT_READING or number is None or number.is_percent):
+        return []  # of the matches, only a bare display read x100 ("8.8" for 0.0875) needs a second look
+    if number is None or value is None or not math.isfinite(value):
+        how = f"display answer '{display}' is not a number, but the executed answer is '{executed}'{of}"
+        return [_flag(*key, "mislabel", "display_vs_executed", how, CONFIDENCE["display_not_number"])]
+    flags = []
+    shown, subject = number.value, f"display answer '{display}'"
+    if shown != 0 and value != 0 and (shown > 0) != (value > 0):
+        signs = ("positive", "negative") if shown > 0 else ("negative", "positive")
+        how = f"{subject} is {signs[0]} but the executed value {_show(value)}{of} is {signs[1]}"
+        flags.append(_flag(*key, "sign_inconsistency", "display_vs_executed", how, CONFIDENCE["sign"]))
+        number = ParsedNumber(abs(shown), number.is_percent, number.decimals, number.text)
+        value, subject = abs(value), f"apart from the sign, {subject}"
+    found = _magnitude(number, value, of)
+    if found is not None:
+        category, how, confidence = found
+        flags.append(_flag(*key, category, "display_vs_executed", f"{subject} {how}", confidence))
+    return flags
+
+
+def _value(row: Mapping[str, Any]) -> float | None:
+    if row.get("gold_value") is not None:
+        return float(row["gold_value"])
+    number = read_number(row["gold_executed"]) if row.get("gold_executed") else None
+    return number.fraction if number else None
+
+
+# --------------------------------------------------------------------------- program vs executed
+def _program_flags(row: Mapping[str, Any], table: TableRows | None) -> list[dict[str, Any]]:
+    program, executed = row["gold_program"], row["gold_executed"]
+    key = (row["record_id"], row["turn"])
+    result = execute_program(program, table=table)
+    if not result.ok:
+        how = f"the gold program {program} does not execute ({result.message}); the gold says '{executed}'"
+        return [_flag(*key, "mislabel", "program_vs_executed", how, CONFIDENCE["program_fails"])]
+    if executed is None:
+        return []
+    if isinstance(result.value, bool):
+        if result.answer == normalize_answer(executed):
+            return []
+    else:
+        value = _value(row)
+        if value is not None and (
+            round(result.value, 5) == round(value, 5) or math.isclose(result.value, value, rel_tol=1e-5)
+        ):
+            return []
+    how = f"the gold program {program} executes to {result.answer}, but the executed answer is '{executed}'"
+    return [_flag(*key, "mislabel", "program_vs_executed", how, CONFIDENCE["program_differs"])]
+
+
+# --------------------------------------------------------------------------- arguments in the document
+@dataclass(frozen=True, slots=True)
+class _Numbers:
+    """The numbers a conversation can draw on: absolute values as written, their signs (+1 or
+    -1 where known: table cells, executed answers; 0 in running text and questions), and
+    where each was found."""
+
+    values: np.ndarray
+    signs: np.ndarray
+    places: tuple[str, ...]
+
+    def extend(self, more: Sequence[tuple[float, int, str]]) -> _Numbers:
+        if not more:
+            return self
+        values = np.concatenate([self.values, np.array([abs(v) for v, _, _ in more])])
+        signs = np.concatenate([self.signs, np.array([s for _, s, _ in more], dtype=np.int8)])
+        return _Numbers(values, signs, (*self.places, *(p for _, _, p in more)))
+
+
+def _text_numbers(text: str | None, place: str) -> list[tuple[float, int, str]]:
+    """Numbers of running text, unsigned, each with a few words around it.
+
+    Examples
+    --------
+    >>> _text_numbers("expense was $ 1,080 million in 2007", "pre_text")[0]
+    (1080.0, 0, "pre_text ('expense was $ 1,080 million in 2007')")
+    """
+    out = []
+    for match in patterns.DOCUMENT_NUMBER.finditer(text or ""):
+        value = float(match.group("num").replace(",", ""))
+        if not math.isfinite(value):
+            continue
+        start, end = max(0, match.start() - 20), min(len(text or ""), match.end() + 20)
+        snippet = patterns.WHITESPACE.sub(" ", (text or "")[start:end]).strip()
+        out.append((value, 0, f"{place} ('{snippet}')"))
+    return out
+
+
+def _document_numbers(doc: Mapping[str, Any] | None) -> _Numbers:
+    found: list[tuple[float, int, str]] = []
+    if doc is not None:
+        found += _text_numbers(doc.get("pre_text"), "pre_text")
+        found += _text_numbers(doc.get("post_text"), "post_text")
+        grid = json.loads(doc["table_json"]) if doc.get("table_json") else {"columns": [], "rows": []}
+        columns = [str(c) for c in grid.get("columns", [])]
+        for column in columns:
+            found += _text_numbers(column, "column header")
+        for row in grid.get("rows", []):
+            label = str(row[0]) if row else ""
+            found += _text_numbers(label, "table row label")
+            for column, cell in zip(columns, row[1:], strict=False):
+                value = _cell(cell)
+                if value is not None:
+                    sign = 1 if value > 0 else -1 if value < 0 else 0
+                    found.append((value, sign, f"table row '{label}', column '{column}' ({cell})"))
+    return _Numbers(np.array([0.0])[:0], np.array([], dtype=np.int8), ()).extend(found)
+
+
+def _cell(cell: object) -> float | None:
+    if isinstance(cell, bool) or cell is None:
+        return None
+    if isinstance(cell, int | float):
+        return float(cell) if math.isfinite(cell) else None
+    return parse_cell_number(str(cell))
+
+
+def _literals(node: Node) -> Iterator[Num]:
+    if isinstance(node, Num):
+        yield node
+    elif isinstance(node, Call):
+        for arg in node.args:
+            yield from _literals(arg)
+
+
+@dataclass(frozen=True, slots=True)
+class _Lookup:
+    found: bool
+    opposite: str | None  # where it was found with the opposite sign only
+    nearest: str | None  # the nearest number and its place, when not found
+    near: bool
+
+
+def _look_up(literal: Num, numbers: _Numbers) -> _Lookup:
+    """Find a program literal among ``numbers`` (see the module docstring for the rules).
+
+    Examples
+    --------
+    >>> nums = _Numbers(np.array([1234.0, 27.0, 12.53]), np.array([0, -1, 0], dtype=np.int8), ("a", "b", "c"))
+    >>> _look_up(Num(1.234, "1.234"), nums).found, _look_up(Num(0.27, "27%"), nums).opposite
+    (True, 'b')
+    >>> _look_up(Num(12.5, "12.5"), nums).found, _look_up(Num(12.55, "12.55"), nums).nearest
+    (True, '12.53 in c')
+    """
+    written = parse_number(literal.text)
+    if written is None:  # a literal the number parser does not read (never in FinQA programs)
+        return _Lookup(True, None, None, False)
+    target, sign = abs(written.value), (written.value > 0) - (written.value < 0)
+    if numbers.values.size == 0:
+        return _Lookup(False, None, None, False)
+    tolerance = 0.5 * 10.0 ** (-written.decimals) * (1 + 1e-9) + 1e-12 * target
+    scaled = numbers.values[:, None] * _SCALES[None, :]
+    hits = np.abs(scaled - target) <= tolerance
+    rows = hits.any(axis=1)
+    if sign == 0:
+        same = rows
+    else:
+        same = rows & ((numbers.signs == 0) | (numbers.signs == sign))
+    if same.any():
+        return _Lookup(True, None, None, False)
+    if rows.any():
+        return _Lookup(False, numbers.places[int(np.argmax(rows))], None, False)
+    distance = np.abs(scaled - target) / max(target, 1e-12)
+    index, scale = np.unravel_index(int(np.argmin(distance)), distance.shape)
+    value = float(numbers.values[index])
+    nearest = f"{_show(value)}{_SCALE_NAMES[scale]} in {numbers.places[index]}"
+    return _Lookup(False, None, nearest, bool(distance[index, scale] <= _NEAR))
+
+
+def _argument_flags(row: Mapping[str, Any], numbers: _Numbers, parsed: Sequence[Node] | None) -> list[dict[str, Any]]:
+    key = (row["record_id"], row["turn"])
+    flags = []
+    for step_index, step in enumerate(parsed or ()):
+        step_text = f"step #{step_index} {format_node(step)}"
+        for literal in _literals(step):
+            lookup = _look_up(literal, numbers)
+            if lookup.found:
+                continue
+            if lookup.opposite is not None:
+                how = (
+                    f"argument {literal.text} of {step_text} appears in the document only with the opposite "
+                    f"sign, in {lookup.opposite}"
+                )
+                flags.append(_flag(*key, "sign_inconsistency", "table_sign", how, CONFIDENCE["table_sign"]))
+                continue
+            how = (
+                f"argument {literal.text} of {step_text} is not in the document text or table, the questions "
+                "so far or the earlier answers (allowing commas, %, sign and x100/x1000/x1e6/x1e9 scales)"
+            )
+            if lookup.nearest is not None:
+                how += f"; nearest: {lookup.nearest}"
+            confidence = CONFIDENCE["missing_near" if lookup.near else "missing"]
+            flags.append(_flag(*key, "missing_value", "argument_not_in_document", how, confidence))
+    return flags
+
+
+# --------------------------------------------------------------------------- question unit
+def _question_flags(row: Mapping[str, Any], parsed: Sequence[Node] | None) -> list[dict[str, Any]]:
+    display, value = row["gold_answer"], _value(row)
+    number = read_number(display) if display else None
+    if number is None or value is None or value == 0:
+        return []
+    cue = percent_cue(row.get("question"), None)
+    key = (row["record_id"], row["turn"])
+    if cue == "percent" and not number.is_percent and _shows(number, value):
+        if not parsed or not _is_ratio(parsed):
+            return []
+        how = (
+            f"the question asks for a percentage ('{row['question']}') but the display answer '{display}' "
+            f"is the ratio {_show(value)} without a % sign"
+        )
+        return [_flag(*key, "unit_inconsistency", "question_unit", how, CONFIDENCE["question_unit"])]
+    if cue == "ratio" and number.is_percent:
+        how = f"the question asks for a ratio ('{row['question']}') but the display answer '{display}' is a percentage"
+        return [_flag(*key, "unit_inconsistency", "question_unit", how, CONFIDENCE["question_unit"])]
+    return []
+
+
+def _is_ratio(steps: Sequence[Node], index: int | None = None) -> bool:
+    """Whether step ``index`` (by default the last) of a program computes a ratio: a division
+    (not by a percentage or another ratio, which gives an amount back), or a sum or difference
+    of ratios; a step that multiplies by 100 gives percent units.
+
+    Examples
+    --------
+    >>> _is_ratio(parse_program("subtract(5, 4), divide(#0, 4)").steps)
+    True
+    >>> _is_ratio(parse_program("divide(1, 4), multiply(#0, const_100)").steps), _is_ratio(parse_program("subtract(26.3, 19.5)").steps)
+    (False, False)
+    >>> _is_ratio(parse_program("divide(7.1, 32%)").steps), _is_ratio(parse_program("divide(1, 5), divide(2, 5), subtract(#1, #0)").steps)
+    (False, True)
+    """
+    index = len(steps) - 1 if index is None else index
+    return _node_is_ratio(steps[index], steps, depth=0)
+
+
+def _node_is_ratio(node: Node, steps: Sequence[Node], depth: int) -> bool:
+    if depth > len(steps) + 8:  # a reference cycle cannot be a ratio
+        return False
+    if isinstance(node, Ref):
+        return node.index < len(steps) and _node_is_ratio(steps[node.index], steps, depth + 1)
+    if not isinstance(node, Call) or len(node.args) != 2:
+        return False
+    left, right = node.args
+    if node.op == "divide":
+        percent_divisor = isinstance(right, Num) and right.text.endswith("%")
+        return not percent_divisor and not _node_is_ratio(right, steps, depth + 1)
+    if node.op in ("add", "subtract"):
+        inner = [a for a in node.args if isinstance(a, Ref | Call)]
+        return bool(inner) and all(_node_is_ratio(a, steps, depth + 1) for a in inner)
+    return False
+
+
+# --------------------------------------------------------------------------- public API
+def _documents_by_id(documents: pl.DataFrame) -> dict[str, dict[str, Any]]:
+    return {row["doc_id"]: row for row in documents.iter_rows(named=True)}
+
+
+def gold_checks(gold: GoldDataset) -> pl.DataFrame:
+    """Run the detectors that need only the gold set (see the module docstring).
+
+    Parameters
+    ----------
+    gold
+        From :func:`workbench.io.gold.load_gold`; programs and documents are used where
+        the gold has them (ConvFinQA), the other turns get the display check only.
+
+    Returns
+    -------
+    pl.DataFrame
+        :data:`workbench.schema.CHECKS`, one row per (record_id, turn, category, rule).
+
+    Examples
+    --------
+    >>> from workbench.config import project_root
+    >>> from workbench.io.gold import load_gold
+    >>> gold = load_gold(project_root() / "data/convfinqa/dev.json")
+    >>> flags = gold_checks(gold)
+    >>> row = flags.filter(pl.col("record_id") == "Single_CDNS/2018/page_31.pdf-1", pl.col("turn") == 2).row(0, named=True)
+    >>> row["category"], row["rule"], row["evidence"][:66]
+    ('unit_inconsistency', 'display_vs_executed', "display answer '1877' is 10x smaller than the executed value 18770")
+    """
+    documents = _documents_by_id(gold.documents)
+    rows: list[dict[str, Any]] = []
+    turns = gold.turns.sort("record_id", "turn")
+    for _, conversation in turns.group_by("record_id", maintain_order=True):
+        numbers: _Numbers | None = None
+        table: TableRows | None = None
+        earlier: list[tuple[float, int, str]] = []
+        for row in conversation.iter_rows(named=True):
+            rows += _display_flags(row)
+            program = row.get("gold_program")
+            parsed = None
+            if program:
+                try:
+                    parsed = parse_program(program).steps
+                except (ProgramSyntaxError, RecursionError):
+                    parsed = None
+                rows += _question_flags(row, parsed)
+            doc = documents.get(row["doc_id"]) if row.get("doc_id") else None
+            if program and doc is not None:
+                if numbers is None:
+                    numbers = _document_numbers(doc)
+                    grid = json.loads(doc["table_json"]) if doc.get("table_json") else {"columns": [], "rows": []}
+                    table = table_rows([["", *grid.get("columns", [])], *grid.get("rows", [])])
+                numbers = numbers.extend(_text_numbers(row.get("question"), f"question of turn {row['turn']}"))
+                rows += _program_flags(row, table)
+                rows += _argument_flags(row, numbers.extend(earlier), parsed)
+                value = _value(row)
+                if value is not None and math.isfinite(value):
+                    earlier.append((value, (value > 0) - (value < 0), f"executed answer of turn {row['turn']}"))
+    if not rows:
+        return _frame([])
+    return _merge(_frame(rows))
+
+
+def _answers_agree(a: str, b: str) -> bool:
+    return answers_match(a, b, policy=_AGREE).correct or answers_match(b, a, policy=_AGREE).correct
+
+
+def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFrame:
+    """Flag turns where at least ``min_systems`` systems agree on one answer the gold contradicts.
+
+    Parameters
+    ----------
+    turns
+        Graded turns (:data:`workbench.schema.GRADED_TURNS`; needs ``system, record_id, turn,
+        correct, status, reason, answer, gold_answer, gold_executed``).
+    min_systems
+        How many systems must agree.
+
+    Returns
+    -------
+    pl.DataFrame
+        :data:`workbench.schema.CHECKS` rows of rule ``systems_agree``, category ``mislabel``.
+
+    Examples
+    --------
+    >>> turns = pl.DataFrame({"system": ["a", "b", "c"], "record_id": ["r"] * 3, "turn": [0] * 3,
+    ...     "correct": [False, False, True], "status": ["ok"] * 3, "reason": ["wrong_value", "wrong_value", "exact"],
+    ...     "answer": ["12.5", "0.125", "7"], "gold_answer": ["7"] * 3, "gold_executed": ["7"] * 3})
+    >>> flags = agreement_checks(turns)
+    >>> flags["confidence"].to_list(), flags["evidence"][0][:60]
+    ([0.4], "2 of 3 systems agree on 12.5 (a: '12.5', b: '0.125') but the")
+    """
+    if turns.is_empty() or min_systems < 1:
+        return _frame([])
+    wrong = turns.filter(
+        pl.col("status").cast(pl.String) == "ok", pl.col("correct").not_(), pl.col("answer").is_not_null()
+    )
+    answered = (
+        turns.filter(pl.col("status").cast(pl.String) != "no_prediction")
+        .group_by("record_id", "turn")
+        .agg(pl.col("system").n_unique().alias("n_systems"))
+    )
+    grouped = (
+        wrong.group_by("record_id", "turn")
+        .agg(
+            pl.col("system"),
+            pl.col("answer"),
+            pl.col("reason").cast(pl.String),
+            pl.col("gold_answer").first(),
+            pl.col("gold_executed").first(),
+        )
+        .filter(pl.col("system").list.len() >= min_systems)
+        .join(answered, on=["record_id", "turn"], how="left")
+        .sort("record_id", "turn")
+    )
+    rows = []
+    for row in grouped.iter_rows(named=True):
+        answers = list(zip(row["system"], row["answer"], row["reason"], strict=True))
+        best: list[tuple[str, str, str]] = []
+        for _, answer, _ in answers:
+            group = [a for a in answers if _answers_agree(answer, a[1])]
+            if len(group) > len(best):
+                best = group
+        if len(best) < min_systems:
+            continue
+        share = len(best) / row["n_systems"]
+        confidence = 0.2 + 0.6 * share
+        if len(best) < 3:
+            confidence = min(confidence, 0.4)
+        if all(reason in _NEAR_MISS for _, _, reason in best):
+            confidence *= 0.5
+        listed = ", ".join(f"{system}: '{answer}'" for system, answer, _ in best)
+        reasons = ", ".join(sorted({reason for _, _, reason in best}))
+        how = (
+            f"{len(best)} of {row['n_systems']} systems agree on {best[0][1]} ({listed}) but the gold display "
+            f"answer is '{row['gold_answer']}' and the executed answer '{row['gold_executed']}' (graded: {reasons})"
+        )
+        rows.append(_flag(row["record_id"], row["turn"], "mislabel", "systems_agree", how, round(confidence, 3)))
+    return _merge(_frame(rows)) if rows else _frame([])
+
+
+def run_checks(gold: GoldDataset, turns: pl.DataFrame | None = None) -> pl.DataFrame:
+    """All detectors: :func:`gold_checks`, and :func:`agreement_checks` when graded ``turns``
+    are given; one table sorted by record_id, turn, category, rule, unique on those keys.
+
+    Examples
+    --------
+    >>> from workbench.config import project_root
+    >>> from workbench.io.gold import load_gold
+    >>> gold = load_gold(project_root() / "tests/fixtures/gsm8k/test_first_20.jsonl")
+    >>> run_checks(gold).height
+    0
+    """
+    parts = [gold_checks(gold)]
+    if turns is not None:
+        parts.append(agreement_checks(turns))
+    return _merge(pl.concat(parts))
+
+
+def flag_counts(checks: pl.DataFrame) -> pl.DataFrame:
+    """Flags and distinct flagged turns per category, every automatic category listed.
+
+    Examples
+    --------
+    >>> flags = _frame([_flag("r", 0, "mislabel", "x", "e", 0.5), _flag("r", 0, "mislabel", "y", "e", 0.5)])
+    >>> flag_counts(flags).rows()
+    [('mislabel', 2, 1), ('unit_inconsistency', 0, 0), ('sign_inconsistency', 0, 0), ('missing_value', 0, 0)]
+    """
+    counted = checks.group_by("category").agg(
+        pl.len().cast(pl.Int64).alias("n_flags"),
+        pl.struct("record_id", "turn").n_unique().cast(pl.Int64).alias("n_turns"),
+    )
+    present = [c for c in counted["category"].cast(pl.String).to_list() if c not in CHECK_CATEGORIES]
+    order = pl.DataFrame({"category": [*CHECK_CATEGORIES, *sorted(present)]}, schema={"category": pl.String()})
+    return (
+        order.join(counted.with_columns(pl.col("category").cast(pl.String)), on="category", how="left")
+        .with_columns(pl.col("n_flags", "n_turns").fill_null(0))
+        .select("category", "n_flags", "n_turns")
+    )
+
+
+def top_category(checks: pl.DataFrame) -> pl.DataFrame:
+    """One row per flagged (record_id, turn): ``dq_category``, the flagged category that comes
+    first in :data:`~workbench.schema.CHECK_CATEGORIES` (the most specific), and
+    ``dq_confidence``, that category's highest confidence.
+
+    Examples
+    --------
+    >>> flags = _frame([_flag("r", 0, "missing_value", "x", "e", 0.9), _flag("r", 0, "mislabel", "y", "e", 0.4),
+    ...                 _flag("r", 0, "mislabel", "z", "e", 0.6)])
+    >>> top_category(flags).rows()
+    [('r', 0, 'mislabel', 0.6)]
+    """
+    return (
+        checks.sort(["record_id", "turn", "category", "confidence"], descending=[False, False, False, True])
+        .group_by("record_id", "turn", maintain_order=True)
+        .agg(
+            pl.col("category").first().cast(pl.String).alias("dq_category"),
+            pl.col("confidence").first().alias("dq_confidence"),
+        )
+        .select(
+            pl.col("record_id").cast(pl.String),
+            pl.col("turn").cast(pl.Int32),
+            "dq_category",
+            pl.col("dq_confidence").cast(pl.Float64),
+        )
+    )
