@@ -30,6 +30,7 @@ test-notebooks: $(STAMP)
 # Benchmarks print figures and ratios against a peer measured in the same run; not timed tests.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/grading_throughput.py
+	$(BIN)/python benchmarks/slices_speed.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -8,14 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from workbench.features import ANSWER_FORMATS, FEATURES, gold_features, turn_dependencies
-from workbench.grade import _tables
 from workbench.grading.program import parse_program
 from workbench.io.gold import GoldDataset
 
 
 @pytest.fixture(scope="module")
 def dev_features(dev_gold: GoldDataset) -> pl.DataFrame:
-    tables = _tables(dev_gold, set(dev_gold.turns["doc_id"].to_list()))
+    tables = dev_gold.tables()
     return gold_features(dev_gold.turns, tables).join(dev_gold.turns, on=["record_id", "turn"])
 
 
@@ -75,8 +74,9 @@ def test_lookups_then_their_sum_depend_on_every_lookup(values: list[float]) -> N
     deps = turn_dependencies(programs, [*values, sum(values)])
     assert deps[-1] == tuple(range(len(values)))
     for k, used in enumerate(deps[:-1]):
-        assert all(values[j] == pytest.approx(values[k], rel=1e-4) or round(values[j], 5) == round(values[k], 5)
-                   for j in used)
+        assert all(
+            values[j] == pytest.approx(values[k], rel=1e-4) or round(values[j], 5) == round(values[k], 5) for j in used
+        )
 
 
 def test_unparseable_programs_have_no_features() -> None:

@@ -16,6 +16,20 @@ FIXTURE_PARAMS = {
     "dataset": str(REPO / "tests/fixtures/convfinqa/dev_small.json"),
     "predictions": str(REPO / "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"),
 }
+#: Templates that compare systems get both claude runs on the same 12 conversations.
+COMPARISON_PARAMS = {
+    **FIXTURE_PARAMS,
+    "predictions": ";".join(
+        str(REPO / "tests/fixtures/predictions" / name)
+        for name in ("zarifaziz_dev_small.jsonl", "zarifaziz_dev_small_12-48-44Z.jsonl")
+    ),
+    "systems": "claude 06-35;claude 12-48",
+    "n_boot": 200,
+}
+
+
+def fixture_params(template: Path) -> dict[str, object]:
+    return COMPARISON_PARAMS if "compare" in template.stem else FIXTURE_PARAMS
 
 
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.stem)
@@ -25,7 +39,7 @@ def test_template_passes_nbval_on_fixture(template: Path, tmp_path: Path) -> Non
     papermill.execute_notebook(
         str(template),
         str(copy),
-        parameters=FIXTURE_PARAMS,
+        parameters=fixture_params(template),
         prepare_only=True,
         kernel_name="python3",
         progress_bar=False,

@@ -58,7 +58,10 @@ def test_rules_in_order() -> None:
     slip = ErrorEvidence("ok", "wrong_value", True, "divide(5, 2)", "divide(5, 2)", 2.6, 2.5, carried=True)
     assert classify_error(slip) is ErrorType.ARITHMETIC_SLIP
     # a carried error outranks the mismatch type
-    assert classify_error(ErrorEvidence("ok", "scale", None, None, "divide(5, 2)", 25.0, 2.5, True)).value == "carried_error"
+    assert (
+        classify_error(ErrorEvidence("ok", "scale", None, None, "divide(5, 2)", 25.0, 2.5, True)).value
+        == "carried_error"
+    )
     assert classify_error(ErrorEvidence("ok", "scale", None, None, "divide(5, 2)", 25.0, 2.5)).value == "scale"
     assert classify_error(ErrorEvidence("ok", "percent_confusion")).value == "percent"
     assert classify_error(ErrorEvidence("ok", "rounding")).value == "arithmetic_slip"
@@ -66,7 +69,9 @@ def test_rules_in_order() -> None:
 
 def test_percent_written_as_a_number_is_not_a_wrong_operator() -> None:
     # (a - b) / b * 100 against subtract(a, b), divide(#0, b): same operations, other numbers
-    evidence = ErrorEvidence("ok", "wrong_value", False, "(9 - 7) / 7 * 100", "subtract(8, 7), divide(#0, 7)", 28.6, 0.14)
+    evidence = ErrorEvidence(
+        "ok", "wrong_value", False, "(9 - 7) / 7 * 100", "subtract(8, 7), divide(#0, 7)", 28.6, 0.14
+    )
     assert classify_error(evidence) is ErrorType.WRONG_OPERAND
 
 

@@ -2,53 +2,66 @@
 
 Each flag is one row of :data:`workbench.schema.CHECKS`: a gold turn, a category (``mislabel``,
 ``unit_inconsistency``, ``sign_inconsistency``, ``missing_value``), the rule that fired, one
-readable sentence of evidence quoting the numbers, and a confidence in [0, 1]: how likely a
-human who reads the document agrees that the gold has a problem. The confidences were set by
-hand-checking a sample of the flags on ConvFinQA dev (``tests/fixtures/checks/README.md``).
+sentence of evidence quoting the numbers, the program and where a number was (not) found, and a
+confidence in [0, 1]: how likely a person who reads the document agrees that the gold turn has
+the problem the evidence describes. The confidences below were set from a hand-checked sample of
+the flags on ConvFinQA dev with two claude-sonnet-4-6 runs (``tests/fixtures/checks/``; the
+figures in brackets are real / sampled).
 
 Rules on the gold alone (:func:`gold_checks`)
 ----------------------------------------------
 ``display_vs_executed``
-    The display answer (``"14.1%"``) against the executed answer (0.14136). A display that
-    shows the executed value at its own precision (rounded or truncated, ``%`` applied or as a
-    label of a value already in percent units) is consistent. Otherwise: opposite signs give
-    ``sign_inconsistency`` (0.9); a display equal to the executed value times a power of ten
-    gives ``unit_inconsistency`` (0.85 for 10^k with k != 2; 0.5 for a percent shown without
-    its ``%`` sign); anything else, including the magnitude of a sign-flagged turn, gives
-    ``mislabel`` (0.85, or 0.5 when within 2%). Yes/no answers compare as text.
+    The display answer (``"14.1%"``) against the executed answer (0.14136). A display that shows
+    the executed value at its own precision (rounded or truncated, ``%`` applied, or ``%`` as
+    the label of a value the program already put in percent units) is consistent. Otherwise:
+    opposite signs give ``sign_inconsistency`` (0.9) [5/5]; a display equal to the executed
+    value times a power of ten gives ``unit_inconsistency`` (0.85 for 10^k, k != 2; 0.7 for
+    100x without a ``%`` sign) [6/6]; anything else, including the magnitude of a sign-flagged
+    turn ("42.9%" for -0.99857), is a ``mislabel`` (0.85; 0.6 within 2%) [3/3]. Yes/no answers
+    compare as text (0.9); a display written as a sentence is consistent when it states the
+    executed value, else a ``mislabel`` (0.5).
 ``program_vs_executed``
-    The gold program executed here (with the document's table) against the executed answer:
-    a difference beyond 5-decimal rounding is a ``mislabel`` (0.9); a program that does not
-    execute is a ``mislabel`` (0.5) with the execution message.
+    The gold program executed here (with the document's table) against the executed answer: a
+    difference beyond 5-decimal rounding (or 1e-5 relative) is a ``mislabel`` (0.9); a program
+    that does not execute is a ``mislabel`` (0.5) quoting the execution message. (None on dev.)
 ``argument_not_in_document``
-    Every literal number of the gold program must be found among the numbers of the
-    document (text, table cells, row labels, column headers), the questions of this and the
-    earlier turns, and the executed answers of the earlier turns, allowing commas, ``%``,
-    sign and scale (x100, /100, x/÷ 1e3, 1e6, 1e9) and the precision the program writes (12.5
-    matches a document 12.53; 12.53 does not match a document 12.5). Not found:
-    ``missing_value`` (0.6; 0.3 when a number within 2% exists, which is usually a rounded
-    or mis-typed copy of it).
+    Every literal number of the gold program (not ``const_*``, not ``#n``) must be among the
+    numbers of the document (text, table cells, row labels, column headers), the questions of
+    this and the earlier turns, and the executed answers of the earlier turns, allowing commas,
+    ``%``, sign and scale (x100, /100, x or / 1e3, 1e6, 1e9) and the precision the program writes:
+    a program value with d decimals matches a document number that rounds to it at d decimals
+    (12.5 matches 12.53, and 12.50 matches 12.5), but not a less precise one (12.53 does not
+    match 12.5). Not found: ``missing_value`` (0.8; 0.6 when a number within 2% exists) [12/12].
+    A number a conversation takes from an earlier answer is flagged where it enters, so a
+    cumulative program repeats a flag only while the number is not an earlier answer.
 ``table_sign``
-    An argument found only with the opposite sign (a table cell -27.0 where the program
-    uses 27): ``sign_inconsistency`` (0.35; in the reformatted layout parentheses, which
-    often mark a percentage or a footnote rather than a negative, became minus signs).
+    An argument found only with the opposite sign (a table cell -27.0 where the program uses 27,
+    or the program negates a positive cell with ``const_m1``): ``sign_inconsistency``. 0.7 [8/8]:
+    in the reformatted layout parentheses that held a percentage (``11.4% ( 11.4 % )``) became
+    minus signs; 0.1 [0/7] when the row, column or question says "losses", "cash used",
+    "assumed"... (:data:`~workbench.grading.patterns.NEGATIVE_AMOUNT_CUE`): a negative amount
+    asked about without its sign is a convention, not an error.
 ``question_unit``
-    The question asks for a percentage but the display is the bare ratio (``0.0751``), or
-    it asks for a ratio and the display is a percentage: ``unit_inconsistency`` (0.15: the
-    questions' wording is loose, so this is mostly a hint).
+    The question asks for a percentage (:func:`~workbench.grading.compare.percent_cue`) but the
+    display is the bare ratio of a ratio-computing program (``.0751``), or it asks for a ratio
+    and the display is a percentage: ``unit_inconsistency``, 0.5 [6/8]. It fires 8 times on dev;
+    the inconsistency is usually real but harmless to grading (the same quantity in the other
+    unit), hence a confidence below its precision. Skipped for gold whose display answers are
+    the executed values (the ghchen99 layout), which has no display to judge.
 
 Rule on several systems (:func:`agreement_checks`)
 -----------------------------------------------------
 ``systems_agree``
-    At least ``min_systems`` systems give the same wrong answer (relative tolerance 1e-3,
-    x100 percent-unit reading allowed): ``mislabel`` with confidence growing with the share
-    of systems that agree, capped at 0.4 when fewer than three agree (two runs of one model
-    often repeat one mistake) and lower when their answer is only a rounding or unit reading
-    away from the gold.
+    At least ``min_systems`` systems give the same wrong answer (1e-3 relative tolerance, the
+    x100 percent-unit reading allowed between them): ``mislabel``, confidence ``0.2 + 0.7 x`` the
+    share of systems that agree, capped at 0.6 when fewer than three agree (two runs of one model
+    repeat its mistakes) [11/15], and 0.15 when every agreeing answer is only a sign, scale,
+    percent or rounding step away from the gold (a convention, not a wrong gold) [0/2]. About a
+    third of the real ones are not mislabels but a gold number missing from the document or an
+    ambiguous question.
 
 Gold without programs or documents (GSM8K, MATH) gets only the rules that apply to it:
-``display_vs_executed`` (which finds nothing when the display is the executed answer) and
-``systems_agree``.
+``display_vs_executed`` (silent when the display is the executed answer) and ``systems_agree``.
 """
 
 from __future__ import annotations
@@ -63,41 +76,48 @@ import numpy as np
 import polars as pl
 
 from workbench.grading import patterns
-from workbench.grading.compare import MatchPolicy, answers_match, percent_cue, read_number
-from workbench.grading.normalize import ParsedNumber, normalize_answer, parse_cell_number, parse_number
+from workbench.grading.compare import MatchPolicy, answers_match, percent_cue, read_number, significant_digits
+from workbench.grading.normalize import ParsedNumber, normalize_answer, parse_number
 from workbench.grading.program import (
     Call,
+    Const,
     Node,
     Num,
     ProgramSyntaxError,
     Ref,
     TableRows,
+    cell_value,
     execute_program,
     format_node,
     parse_program,
-    table_rows,
 )
 from workbench.grading.status import MatchReason
-from workbench.io.gold import GoldDataset
+from workbench.io.gold import GoldDataset, document_table
 from workbench.schema import CHECK_CATEGORIES, CHECK_KEYS, CHECKS
 
-__all__ = ["gold_checks", "agreement_checks", "run_checks", "flag_counts", "top_category"]
+#: The rule whose evidence comes from the systems' answers rather than from the gold.
+AGREEMENT_RULE = "systems_agree"
+
+__all__ = ["AGREEMENT_RULE", "gold_checks", "agreement_checks", "run_checks", "flag_counts", "top_category"]
 
 #: Confidences, one per (rule, situation); see the module docstring.
 CONFIDENCE: Mapping[str, float] = {
     "sign": 0.9,
     "scale": 0.85,
-    "percent_without_sign": 0.5,
+    "percent_without_sign": 0.7,
     "display_far": 0.85,
-    "display_near": 0.5,
+    "display_near": 0.6,
     "display_not_number": 0.5,
     "yes_no": 0.9,
     "program_differs": 0.9,
     "program_fails": 0.5,
-    "missing": 0.6,
-    "missing_near": 0.3,
-    "table_sign": 0.35,
-    "question_unit": 0.15,
+    "missing": 0.8,
+    "missing_near": 0.6,
+    "table_sign": 0.7,
+    "table_sign_convention": 0.1,
+    "question_unit": 0.5,
+    "agree_cap_few": 0.6,
+    "agree_near_miss": 0.15,
 }
 
 #: Scales under which a document number may appear in a program: percent and thousands,
@@ -155,11 +175,6 @@ def _show(value: float) -> str:
 
 
 # --------------------------------------------------------------------------- display vs executed
-def _sig_digits(number: ParsedNumber) -> int:
-    digits = "".join(ch for ch in number.text.lower().split("e")[0] if ch.isdigit())
-    return len(digits.lstrip("0"))
-
-
 def _shows(display: ParsedNumber, value: float, *, loose: bool = True) -> bool:
     """Whether ``display`` (in its own units, ``%`` not applied) shows ``value`` at the precision
     it writes: rounded, truncated, within 1e-3 relative, or equal to 5 decimals. ``loose=False``
@@ -174,7 +189,7 @@ def _shows(display: ParsedNumber, value: float, *, loose: bool = True) -> bool:
     shown = display.value
     if math.isclose(shown, value, rel_tol=1e-3, abs_tol=1e-9) or round(shown, 5) == round(value, 5):
         return True
-    if not loose and _sig_digits(display) < 2:
+    if not loose and significant_digits(display) < 2:
         return False
     unit = 10.0 ** (-display.decimals)
     if abs(shown - value) <= 0.5 * unit * (1 + 1e-9):
@@ -195,7 +210,7 @@ def _magnitude(display: ParsedNumber, value: float, of: str) -> tuple[str, str, 
     >>> _magnitude(parse_number("1877"), 18770.0, " of p")[1]
     'is 10x smaller than the executed value 18770 of p'
     >>> _magnitude(parse_number("-30"), -0.29898, " of p")[1]
-    'is the executed ratio -0.29898 of p in percent units, without a % sign'
+    'is 100x the executed value -0.29898 of p: a percentage without its % sign, or a unit slip'
     """
     base = value * 100.0 if display.is_percent else value
     if _shows(display, base) or (display.is_percent and _shows(display, value)):
@@ -203,7 +218,7 @@ def _magnitude(display: ParsedNumber, value: float, of: str) -> tuple[str, str, 
     for shift in _UNIT_SHIFTS:
         if _shows(display, base * 10.0**shift, loose=False):
             if shift == 2 and not display.is_percent:
-                how = f"is the executed ratio {_show(value)}{of} in percent units, without a % sign"
+                how = f"is 100x the executed value {_show(value)}{of}: a percentage without its % sign, or a unit slip"
                 return "unit_inconsistency", how, CONFIDENCE["percent_without_sign"]
             size = "larger" if shift > 0 else "smaller"
             how = f"is {_show(10.0 ** abs(shift))}x {size} than the executed value {_show(value)}{of}"
@@ -216,8 +231,13 @@ def _magnitude(display: ParsedNumber, value: float, of: str) -> tuple[str, str, 
 def _display_flags(row: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The ``display_vs_executed`` flags of one gold turn."""
     display, executed = row["gold_answer"], row["gold_executed"]
-    if display is None or executed is None or normalize_answer(display) == normalize_answer(executed):
-        return []
+    if (
+        not display
+        or not display.strip()
+        or executed is None
+        or normalize_answer(display) == normalize_answer(executed)
+    ):
+        return []  # no display answer (the original layout has one for the last turn only), or the same text
     key = (row["record_id"], row["turn"])
     program = row.get("gold_program")
     of = f" of {program}" if program else ""
@@ -233,6 +253,8 @@ def _display_flags(row: Mapping[str, Any]) -> list[dict[str, Any]]:
     if verdict.correct and (verdict.reason is not MatchReason.PERCENT_READING or number is None or number.is_percent):
         return []  # of the matches, only a bare display read x100 ("8.8" for 0.0875) needs a second look
     if number is None or value is None or not math.isfinite(value):
+        if value is not None and _prose_states(display, value):
+            return []  # "... had a 62.63% greater return ..." for 62.63
         how = f"display answer '{display}' is not a number, but the executed answer is '{executed}'{of}"
         return [_flag(*key, "mislabel", "display_vs_executed", how, CONFIDENCE["display_not_number"])]
     flags = []
@@ -248,6 +270,23 @@ def _display_flags(row: Mapping[str, Any]) -> list[dict[str, Any]]:
         category, how, confidence = found
         flags.append(_flag(*key, category, "display_vs_executed", f"{subject} {how}", confidence))
     return flags
+
+
+def _prose_states(text: str, value: float) -> bool:
+    """Whether a display answer written as a sentence states ``value`` (as written or as a percentage).
+
+    Examples
+    --------
+    >>> _prose_states("advance auto parts had a 62.63% greater return than the market", 62.63)
+    True
+    >>> _prose_states("it grew by 14.1%", 0.14136), _prose_states("it grew by 12%", 0.14136)
+    (True, False)
+    """
+    for match in patterns.TEXT_NUMBER.finditer(text):
+        number = parse_number(match.group("number"))
+        if number is not None and (_shows(number, value) or (number.is_percent and _shows(number, value * 100.0))):
+            return True
+    return False
 
 
 def _value(row: Mapping[str, Any]) -> float | None:
@@ -306,52 +345,63 @@ def _text_numbers(text: str | None, place: str) -> list[tuple[float, int, str]]:
     --------
     >>> _text_numbers("expense was $ 1,080 million in 2007", "pre_text")[0]
     (1080.0, 0, "pre_text ('expense was $ 1,080 million in 2007')")
+    >>> _text_numbers("the total stockholder return on common stock was 12.5 percent for the year", "post_text")[0][2]
+    "post_text ('on common stock was 12.5 percent for the year')"
     """
     out = []
-    for match in patterns.DOCUMENT_NUMBER.finditer(text or ""):
+    text = text or ""
+    for match in patterns.DOCUMENT_NUMBER.finditer(text):
         value = float(match.group("num").replace(",", ""))
         if not math.isfinite(value):
             continue
-        start, end = max(0, match.start() - 20), min(len(text or ""), match.end() + 20)
-        snippet = patterns.WHITESPACE.sub(" ", (text or "")[start:end]).strip()
+        start = text.rfind(" ", 0, max(0, match.start() - 20)) + 1  # whole words around the number
+        end = text.find(" ", match.end() + 20)
+        snippet = patterns.WHITESPACE.sub(" ", text[start : len(text) if end < 0 else end]).strip()
         out.append((value, 0, f"{place} ('{snippet}')"))
     return out
 
 
-def _document_numbers(doc: Mapping[str, Any] | None) -> _Numbers:
+def _document_numbers(doc: Mapping[str, Any]) -> _Numbers:
     found: list[tuple[float, int, str]] = []
-    if doc is not None:
+    if doc:
         found += _text_numbers(doc.get("pre_text"), "pre_text")
         found += _text_numbers(doc.get("post_text"), "post_text")
-        grid = json.loads(doc["table_json"]) if doc.get("table_json") else {"columns": [], "rows": []}
-        columns = [str(c) for c in grid.get("columns", [])]
+        grid = _grid(doc)
+        columns = [str(c) for c in grid["columns"]]
         for column in columns:
             found += _text_numbers(column, "column header")
-        for row in grid.get("rows", []):
+        for row in grid["rows"]:
             label = str(row[0]) if row else ""
             found += _text_numbers(label, "table row label")
             for column, cell in zip(columns, row[1:], strict=False):
-                value = _cell(cell)
+                value = cell_value(cell)
                 if value is not None:
                     sign = 1 if value > 0 else -1 if value < 0 else 0
                     found.append((value, sign, f"table row '{label}', column '{column}' ({cell})"))
     return _Numbers(np.array([0.0])[:0], np.array([], dtype=np.int8), ()).extend(found)
 
 
-def _cell(cell: object) -> float | None:
-    if isinstance(cell, bool) or cell is None:
-        return None
-    if isinstance(cell, int | float):
-        return float(cell) if math.isfinite(cell) else None
-    return parse_cell_number(str(cell))
+def _grid(doc: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """The document's table as ``{"columns": [...], "rows": [[label, cells...], ...]}``."""
+    grid = json.loads(doc["table_json"]) if doc.get("table_json") else {}
+    return {"columns": list(grid.get("columns", [])), "rows": list(grid.get("rows", []))}
 
 
-def _literals(node: Node) -> Iterator[Num]:
+def _literals(node: Node, negated: bool = False) -> Iterator[tuple[Num, bool]]:
+    """The literal numbers of a step, each with whether the program negates it
+    (``multiply(30584, const_m1)`` uses -30584).
+
+    Examples
+    --------
+    >>> [(n.text, neg) for n, neg in _literals(parse_program("divide(multiply(5, const_m1), 2)").steps[0])]
+    [('5', True), ('2', False)]
+    """
     if isinstance(node, Num):
-        yield node
+        yield node, negated
     elif isinstance(node, Call):
+        minus_one = node.op == "multiply" and any(isinstance(a, Const) and a.value == -1 for a in node.args)
         for arg in node.args:
-            yield from _literals(arg)
+            yield from _literals(arg, negated ^ minus_one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,7 +412,7 @@ class _Lookup:
     near: bool
 
 
-def _look_up(literal: Num, numbers: _Numbers) -> _Lookup:
+def _look_up(literal: Num, numbers: _Numbers, *, negated: bool = False) -> _Lookup:
     """Find a program literal among ``numbers`` (see the module docstring for the rules).
 
     Examples
@@ -377,6 +427,7 @@ def _look_up(literal: Num, numbers: _Numbers) -> _Lookup:
     if written is None:  # a literal the number parser does not read (never in FinQA programs)
         return _Lookup(True, None, None, False)
     target, sign = abs(written.value), (written.value > 0) - (written.value < 0)
+    sign = -sign if negated else sign
     if numbers.values.size == 0:
         return _Lookup(False, None, None, False)
     tolerance = 0.5 * 10.0 ** (-written.decimals) * (1 + 1e-9) + 1e-12 * target
@@ -403,16 +454,22 @@ def _argument_flags(row: Mapping[str, Any], numbers: _Numbers, parsed: Sequence[
     flags = []
     for step_index, step in enumerate(parsed or ()):
         step_text = f"step #{step_index} {format_node(step)}"
-        for literal in _literals(step):
-            lookup = _look_up(literal, numbers)
+        for literal, negated in _literals(step):
+            lookup = _look_up(literal, numbers, negated=negated)
             if lookup.found:
                 continue
             if lookup.opposite is not None:
+                used = f"-{literal.text}" if negated else literal.text
                 how = (
-                    f"argument {literal.text} of {step_text} appears in the document only with the opposite "
+                    f"argument {used} of {step_text} appears in the document only with the opposite "
                     f"sign, in {lookup.opposite}"
                 )
-                flags.append(_flag(*key, "sign_inconsistency", "table_sign", how, CONFIDENCE["table_sign"]))
+                # "losses", "cash used": a negative cell the question asks about as an amount
+                convention = patterns.NEGATIVE_AMOUNT_CUE.search(f"{lookup.opposite} {row.get('question') or ''}")
+                if convention is not None:
+                    how += f" (the word '{convention.group(0)}' suggests a sign convention rather than an error)"
+                confidence = CONFIDENCE["table_sign_convention" if convention else "table_sign"]
+                flags.append(_flag(*key, "sign_inconsistency", "table_sign", how, confidence))
                 continue
             how = (
                 f"argument {literal.text} of {step_text} is not in the document text or table, the questions "
@@ -447,10 +504,10 @@ def _question_flags(row: Mapping[str, Any], parsed: Sequence[Node] | None) -> li
     return []
 
 
-def _is_ratio(steps: Sequence[Node], index: int | None = None) -> bool:
-    """Whether step ``index`` (by default the last) of a program computes a ratio: a division
-    (not by a percentage or another ratio, which gives an amount back), or a sum or difference
-    of ratios; a step that multiplies by 100 gives percent units.
+def _is_ratio(steps: Sequence[Node]) -> bool:
+    """Whether a program's last step computes a ratio: a division (not by a percentage or by
+    another ratio, which gives an amount back), or a sum or difference of ratios; a step that
+    multiplies by 100 gives percent units.
 
     Examples
     --------
@@ -461,21 +518,20 @@ def _is_ratio(steps: Sequence[Node], index: int | None = None) -> bool:
     >>> _is_ratio(parse_program("divide(7.1, 32%)").steps), _is_ratio(parse_program("divide(1, 5), divide(2, 5), subtract(#1, #0)").steps)
     (False, True)
     """
-    index = len(steps) - 1 if index is None else index
-    return _node_is_ratio(steps[index], steps, depth=0)
+    return bool(steps) and _node_is_ratio(steps[-1], steps, depth=0)
 
 
 def _node_is_ratio(node: Node, steps: Sequence[Node], depth: int) -> bool:
-    if depth > len(steps) + 8:  # a reference cycle cannot be a ratio
+    if depth > len(steps) + 8:  # references only point backwards; this is a guard, not a case
         return False
     if isinstance(node, Ref):
         return node.index < len(steps) and _node_is_ratio(steps[node.index], steps, depth + 1)
     if not isinstance(node, Call) or len(node.args) != 2:
         return False
-    left, right = node.args
     if node.op == "divide":
-        percent_divisor = isinstance(right, Num) and right.text.endswith("%")
-        return not percent_divisor and not _node_is_ratio(right, steps, depth + 1)
+        divisor = node.args[1]
+        percent_divisor = isinstance(divisor, Num) and divisor.text.endswith("%")
+        return not percent_divisor and not _node_is_ratio(divisor, steps, depth + 1)
     if node.op in ("add", "subtract"):
         inner = [a for a in node.args if isinstance(a, Ref | Call)]
         return bool(inner) and all(_node_is_ratio(a, steps, depth + 1) for a in inner)
@@ -512,37 +568,43 @@ def gold_checks(gold: GoldDataset) -> pl.DataFrame:
     ('unit_inconsistency', 'display_vs_executed', "display answer '1877' is 10x smaller than the executed value 18770")
     """
     documents = _documents_by_id(gold.documents)
+    # question_unit reads the display answer: gold whose display is the executed value (the
+    # ghchen99 layout) has none to read
+    has_display = bool(gold.turns.select((pl.col("gold_answer") != pl.col("gold_executed")).any()).item())
     rows: list[dict[str, Any]] = []
-    turns = gold.turns.sort("record_id", "turn")
-    for _, conversation in turns.group_by("record_id", maintain_order=True):
-        numbers: _Numbers | None = None
+    for _, conversation in gold.turns.sort("record_id", "turn").group_by("record_id", maintain_order=True):
+        document: _Numbers | None = None  # the document's numbers, read once per conversation
         table: TableRows | None = None
-        earlier: list[tuple[float, int, str]] = []
+        known: list[tuple[float, int, str]] = []  # numbers of the questions so far and the earlier answers
         for row in conversation.iter_rows(named=True):
+            turn, program = row["turn"], row.get("gold_program")
             rows += _display_flags(row)
-            program = row.get("gold_program")
-            parsed = None
-            if program:
-                try:
-                    parsed = parse_program(program).steps
-                except (ProgramSyntaxError, RecursionError):
-                    parsed = None
+            parsed = _parse(program)
+            if program and has_display:
                 rows += _question_flags(row, parsed)
+            known += _text_numbers(row.get("question"), f"question of turn {turn}")
             doc = documents.get(row["doc_id"]) if row.get("doc_id") else None
             if program and doc is not None:
-                if numbers is None:
-                    numbers = _document_numbers(doc)
-                    grid = json.loads(doc["table_json"]) if doc.get("table_json") else {"columns": [], "rows": []}
-                    table = table_rows([["", *grid.get("columns", [])], *grid.get("rows", [])])
-                numbers = numbers.extend(_text_numbers(row.get("question"), f"question of turn {row['turn']}"))
+                if document is None:
+                    document = _document_numbers(doc)
+                    table = document_table(doc.get("table_json"))
                 rows += _program_flags(row, table)
-                rows += _argument_flags(row, numbers.extend(earlier), parsed)
-                value = _value(row)
-                if value is not None and math.isfinite(value):
-                    earlier.append((value, (value > 0) - (value < 0), f"executed answer of turn {row['turn']}"))
-    if not rows:
-        return _frame([])
-    return _merge(_frame(rows))
+                rows += _argument_flags(row, document.extend(known), parsed)
+            value = _value(row)
+            if value is not None and math.isfinite(value):
+                known.append((value, (value > 0) - (value < 0), f"executed answer of turn {turn}"))
+    return _merge(_frame(rows)) if rows else _frame([])
+
+
+def _parse(program: str | None) -> tuple[Node, ...] | None:
+    """The steps of a program, or ``None`` when there is none or it does not parse (the
+    ``program_vs_executed`` rule reports why)."""
+    if not program:
+        return None
+    try:
+        return parse_program(program).steps
+    except (ProgramSyntaxError, RecursionError):
+        return None
 
 
 def _answers_agree(a: str, b: str) -> bool:
@@ -572,7 +634,7 @@ def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFra
     ...     "answer": ["12.5", "0.125", "7"], "gold_answer": ["7"] * 3, "gold_executed": ["7"] * 3})
     >>> flags = agreement_checks(turns)
     >>> flags["confidence"].to_list(), flags["evidence"][0][:60]
-    ([0.4], "2 of 3 systems agree on 12.5 (a: '12.5', b: '0.125') but the")
+    ([0.6], "2 of 3 systems agree on 12.5 (a: '12.5', b: '0.125') but the")
     """
     if turns.is_empty() or min_systems < 1:
         return _frame([])
@@ -608,24 +670,37 @@ def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFra
         if len(best) < min_systems:
             continue
         share = len(best) / row["n_systems"]
-        confidence = 0.2 + 0.6 * share
-        if len(best) < 3:
-            confidence = min(confidence, 0.4)
-        if all(reason in _NEAR_MISS for _, _, reason in best):
-            confidence *= 0.5
+        confidence = min(0.2 + 0.7 * share, 0.95)
+        if len(best) < 3:  # two runs of one model often repeat one mistake
+            confidence = min(confidence, CONFIDENCE["agree_cap_few"])
+        if all(reason in _NEAR_MISS for _, _, reason in best):  # a sign, scale or rounding convention
+            confidence = min(confidence, CONFIDENCE["agree_near_miss"])
         listed = ", ".join(f"{system}: '{answer}'" for system, answer, _ in best)
         reasons = ", ".join(sorted({reason for _, _, reason in best}))
         how = (
             f"{len(best)} of {row['n_systems']} systems agree on {best[0][1]} ({listed}) but the gold display "
             f"answer is '{row['gold_answer']}' and the executed answer '{row['gold_executed']}' (graded: {reasons})"
         )
-        rows.append(_flag(row["record_id"], row["turn"], "mislabel", "systems_agree", how, round(confidence, 3)))
+        rows.append(_flag(row["record_id"], row["turn"], "mislabel", AGREEMENT_RULE, how, round(confidence, 3)))
     return _merge(_frame(rows)) if rows else _frame([])
 
 
 def run_checks(gold: GoldDataset, turns: pl.DataFrame | None = None) -> pl.DataFrame:
     """All detectors: :func:`gold_checks`, and :func:`agreement_checks` when graded ``turns``
-    are given; one table sorted by record_id, turn, category, rule, unique on those keys.
+    are given.
+
+    Parameters
+    ----------
+    gold
+        The gold set.
+    turns
+        Graded turns of one or more systems on ``gold`` (``Run.turns``), or ``None``.
+
+    Returns
+    -------
+    pl.DataFrame
+        :data:`workbench.schema.CHECKS`, sorted by record_id, turn, category (in
+        :data:`~workbench.schema.CHECK_CATEGORIES` order), rule; unique on those keys.
 
     Examples
     --------
@@ -642,7 +717,18 @@ def run_checks(gold: GoldDataset, turns: pl.DataFrame | None = None) -> pl.DataF
 
 
 def flag_counts(checks: pl.DataFrame) -> pl.DataFrame:
-    """Flags and distinct flagged turns per category, every automatic category listed.
+    """Flags and distinct flagged turns per category, for the report.
+
+    Parameters
+    ----------
+    checks
+        A :data:`workbench.schema.CHECKS` table.
+
+    Returns
+    -------
+    pl.DataFrame
+        ``category, n_flags, n_turns``: every automatic category in
+        :data:`~workbench.schema.CHECK_CATEGORIES` order (0 when it has no flag), then any other.
 
     Examples
     --------
@@ -664,9 +750,21 @@ def flag_counts(checks: pl.DataFrame) -> pl.DataFrame:
 
 
 def top_category(checks: pl.DataFrame) -> pl.DataFrame:
-    """One row per flagged (record_id, turn): ``dq_category``, the flagged category that comes
-    first in :data:`~workbench.schema.CHECK_CATEGORIES` (the most specific), and
-    ``dq_confidence``, that category's highest confidence.
+    """One row per flagged (record_id, turn): ``dq_category``, the category of a flag the gold
+    alone raised that comes first in :data:`~workbench.schema.CHECK_CATEGORIES` (the most
+    specific), and ``dq_confidence``, that category's highest confidence. A ``systems_agree``
+    flag (evidence from the systems, not the gold) counts only when the gold alone raised none:
+    otherwise every missing value that systems also stumble on would show as a mislabel.
+
+    Parameters
+    ----------
+    checks
+        A :data:`workbench.schema.CHECKS` table.
+
+    Returns
+    -------
+    pl.DataFrame
+        ``record_id, turn, dq_category`` (text), ``dq_confidence``; to join onto graded turns.
 
     Examples
     --------
@@ -674,9 +772,19 @@ def top_category(checks: pl.DataFrame) -> pl.DataFrame:
     ...                 _flag("r", 0, "mislabel", "z", "e", 0.6)])
     >>> top_category(flags).rows()
     [('r', 0, 'mislabel', 0.6)]
+    >>> top_category(_frame([_flag("r", 0, "missing_value", "x", "e", 0.8),
+    ...                      _flag("r", 0, "mislabel", AGREEMENT_RULE, "e", 0.6)])).rows()
+    [('r', 0, 'missing_value', 0.8)]
     """
     return (
-        checks.sort(["record_id", "turn", "category", "confidence"], descending=[False, False, False, True])
+        checks.with_columns(
+            pl.col("category").cast(CHECKS["category"]),  # rank by category order, not by name
+            (pl.col("rule") == AGREEMENT_RULE).alias("_from_systems"),
+        )
+        .sort(
+            ["record_id", "turn", "_from_systems", "category", "confidence"],
+            descending=[False, False, False, False, True],
+        )
         .group_by("record_id", "turn", maintain_order=True)
         .agg(
             pl.col("category").first().cast(pl.String).alias("dq_category"),

@@ -111,7 +111,9 @@ def _grade(args: argparse.Namespace) -> int:
     if run.checks.height:
         from workbench.checks import flag_counts
 
-        shown = ", ".join(f"{category} {n}" for category, n in flag_counts(run.checks).select("category", "n_turns").iter_rows())
+        shown = ", ".join(
+            f"{category} {n}" for category, n in flag_counts(run.checks).select("category", "n_turns").iter_rows()
+        )
         print(f"data-quality flags (turns): {shown}; evidence in {paths['checks']}")
     print(f"wrote {paths['turns']}, {paths['conversations']}, {paths['checks']}, {paths['summary']}")
     return 0

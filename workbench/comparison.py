@@ -135,11 +135,17 @@ def compare_systems(
 ) -> pl.DataFrame:
     """Paired comparison of two systems, overall and per slice group (see
     :func:`workbench.stats.paired_comparison` for the columns), with the two system names
-    as ``system_a``/``system_b`` columns."""
+    as ``system_a``/``system_b`` columns.
+
+    Only the turns both systems answered are paired: a turn one of them has no prediction
+    for is counted in ``n_unpaired`` and left out (its absence is a fact about the run, not
+    a comparison of answers).
+    """
     from workbench.stats import paired_comparison
 
     a, b = pick_systems(turns, system_a, system_b)
     default = ["operation", "turn_index", "n_turns", "type2", "dependency_distance", "answer_format", "dq_category"]
-    long = long_slices(turns.filter(pl.col("system").is_in([a, b])), list(names) if names is not None else default)
+    answered = turns.filter(pl.col("system").is_in([a, b]) & (pl.col("status") != "no_prediction"))
+    long = long_slices(answered, list(names) if names is not None else default)
     table = paired_comparison(long, a, b, n_boot=n_boot, level=level, seed=seed)
     return table.with_columns(pl.lit(a).alias("system_a"), pl.lit(b).alias("system_b"))

@@ -7,22 +7,21 @@ counted, never dropped.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
+from workbench.checks import run_checks, top_category
+from workbench.features import gold_features
 from workbench.grading.compare import AnswerKind
 from workbench.grading.equivalence import final_operation
 from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, GradingPolicy, for_benchmark, get_policy
-from workbench.grading.program import TableRows, table_rows
+from workbench.grading.program import TableRows
 from workbench.grading.status import GradeStatus, MatchReason
 from workbench.grading.turn import grade_turn
 from workbench.io.gold import GoldDataset
-from workbench.checks import run_checks, top_category
-from workbench.features import gold_features
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS
 from workbench.taxonomy import error_types
 
@@ -71,17 +70,6 @@ def unmatched_reason(gold: GoldDataset) -> pl.Expr:
         .then(pl.lit(f"record_id not in {gold.path.name}"))
         .otherwise(pl.format("turn {} is out of range for a {}-turn conversation", pl.col("turn"), pl.col("n_turns")))
     )
-
-
-def _tables(gold: GoldDataset, needed: set[str]) -> dict[str, TableRows]:
-    if not needed:
-        return {}
-    docs = gold.documents.filter(pl.col("doc_id").is_in(sorted(needed)))
-    out: dict[str, TableRows] = {}
-    for doc_id, table_json in docs.select("doc_id", "table_json").iter_rows():
-        grid = json.loads(table_json)
-        out[doc_id] = table_rows([["", *grid["columns"]], *grid["rows"]])
-    return out
 
 
 def _as_text(dtype: pl.DataType) -> pl.DataType:
@@ -253,7 +241,7 @@ def grade_predictions(
         pl.col("predicted_program").str.contains("table_", literal=True)
         | pl.col("gold_program").str.contains("table_", literal=True)
     )
-    tables = _tables(gold, set(needs_table["doc_id"].drop_nulls().to_list()))
+    tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
     graded_rows, policy_rows = _grade_rows(joined.to_dicts(), tables, policy, extra, kind)
     policy_grades = (
         pl.DataFrame(policy_rows, schema={c: _as_text(t) for c, t in POLICY_GRADES.items()})

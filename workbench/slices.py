@@ -70,7 +70,9 @@ SLICES: dict[str, Slice] = {
             _text("rare_operation").fill_null("none"),
             "A rare operation the gold program uses anywhere (exp, greater, table_*), or none.",
         ),
-        Slice("turn_index", "Turn index", _text("turn"), "Position of the question in its conversation (0 = first).", True),
+        Slice(
+            "turn_index", "Turn index", _text("turn"), "Position of the question in its conversation (0 = first).", True
+        ),
         Slice("n_turns", "Number of turns", _text("n_turns").fill_null("n/a"), "Length of the conversation.", True),
         Slice(
             "type2",

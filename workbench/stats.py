@@ -10,16 +10,20 @@ Turns of one conversation are not independent, so every interval here is a perce
 bootstrap *clustered by conversation*: a replicate resamples the conversations
 (``record_id``) with replacement and takes all their turns along, and the accuracy of a
 group is the ratio sum(correct) / sum(turns) over the resampled turns. The same draws
-serve every slice and group of a replicate, so the whole bootstrap is two dense matrix
-products: replicate counts (replicates x conversations) times per-conversation sums
-(conversations x groups).
+serve every slice and group of a replicate, so the whole bootstrap is one dense matrix
+product per block of replicates: replicate counts (replicates x conversations) times
+per-conversation sums of correct turns and of turns (conversations x 2*groups), run
+on a single BLAS thread (see ``_one_blas_thread``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import functools
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -185,16 +189,54 @@ def _cluster_sums(cluster: np.ndarray, group: np.ndarray, n_groups: int, weights
     matrix products stay exact integer arithmetic; float64 otherwise.
     """
     n_clusters = int(cluster.max()) + 1 if cluster.size else 0
-    cell = cluster * n_groups + group
-    blocks = [np.bincount(cell, weights=w, minlength=n_clusters * n_groups) for w in weights]
-    sums = np.stack([b.reshape(n_clusters, n_groups) for b in blocks], axis=1).reshape(n_clusters, -1)
-    exact_in_float32 = sums.size == 0 or n_clusters * float(sums.max()) < _FLOAT32_EXACT
-    return sums.astype(np.float32) if exact_in_float32 else sums
+    n_blocks = len(weights)
+    cells = np.concatenate([(cluster * n_blocks + j) * n_groups + group for j in range(n_blocks)])
+    sums = np.bincount(cells, weights=np.concatenate(weights), minlength=n_clusters * n_blocks * n_groups)
+    exact_in_float32 = n_clusters * (float(sums.max()) if sums.size else 0.0) < _FLOAT32_EXACT
+    return (sums.astype(np.float32) if exact_in_float32 else sums).reshape(n_clusters, n_blocks * n_groups)
 
 
 def _tally(group: np.ndarray, n_groups: int, weights: np.ndarray | None = None) -> pl.Series:
     """Per-group count (or sum of 0/1 ``weights``) as Int64."""
     return pl.Series(np.bincount(group, weights=weights, minlength=n_groups).round().astype(np.int64))
+
+
+@functools.cache
+def _openblas_thread_setter() -> Callable[[int], int] | None:
+    """OpenBLAS's per-thread thread-count setter, when numpy runs on OpenBLAS >= 0.3.27 (Linux)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            fields = [line.split(maxsplit=5) for line in maps]
+    except OSError:
+        return None
+    paths = sorted({f[5].strip() for f in fields if len(f) == 6 and "openblas" in f[5].rsplit("/", 1)[-1].lower()})
+    for path in paths:
+        try:
+            setter = ctypes.CDLL(path).openblas_set_num_threads_local
+        except (OSError, AttributeError):
+            continue
+        setter.argtypes, setter.restype = [ctypes.c_int], ctypes.c_int
+        return setter
+    return None
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """Run the block's matrix products on one BLAS thread (calling thread only), then restore.
+
+    The bootstrap's products gain little from a second thread, but OpenBLAS's spinning
+    worker threads slow them down tenfold when other processes hold the cores. Without
+    OpenBLAS (or on an older one) this does nothing.
+    """
+    setter = _openblas_thread_setter()
+    if setter is None:
+        yield
+        return
+    previous = setter(1)
+    try:
+        yield
+    finally:
+        setter(previous)
 
 
 def _bootstrap_totals(sums: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -207,12 +249,13 @@ def _bootstrap_totals(sums: np.ndarray, n_boot: int, rng: np.random.Generator) -
     n_clusters, n_columns = sums.shape
     totals = np.empty((n_boot, n_columns), dtype=np.float64)
     block = max(1, min(n_boot, _BLOCK_CELLS // max(n_clusters, 1)))
-    for start in range(0, n_boot, block):
-        size = min(block, n_boot - start)
-        draws = rng.integers(0, n_clusters, size=(size, n_clusters))
-        draws += np.arange(0, size * n_clusters, n_clusters)[:, None]
-        counts = np.bincount(draws.ravel(), minlength=size * n_clusters).reshape(size, n_clusters)
-        totals[start : start + size] = counts.astype(sums.dtype) @ sums
+    with _one_blas_thread():
+        for start in range(0, n_boot, block):
+            size = min(block, n_boot - start)
+            draws = rng.integers(0, n_clusters, size=(size, n_clusters))
+            draws += np.arange(0, size * n_clusters, n_clusters)[:, None]
+            counts = np.bincount(draws.ravel(), minlength=size * n_clusters).reshape(size, n_clusters)
+            totals[start : start + size] = counts.astype(sums.dtype) @ sums
     return totals
 
 
@@ -223,19 +266,39 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return out
 
 
-def _interval_columns(totals: np.ndarray, n_groups: int, level: float, *, paired: bool) -> dict[str, pl.Series]:
-    """``low`` and ``high`` per group from replicate totals.
+def _grouped_bootstrap(
+    rows: pl.DataFrame,
+    outcomes: Sequence[str],
+    counted: Mapping[str, str],
+    *,
+    n_boot: int,
+    level: float,
+    rng: np.random.Generator,
+) -> pl.DataFrame:
+    """Per (slice, group) of ``rows``: counts and the clustered bootstrap interval.
 
-    ``totals`` holds column blocks (correct, turns) or, when ``paired``, (correct_a,
-    correct_b, turns); the statistic is the accuracy or the difference of accuracies.
+    The statistic is the accuracy of ``outcomes[0]`` or, with two outcomes, the
+    difference of accuracies ``outcomes[0] - outcomes[1]``, each a ratio over the turns of
+    the group. Returns ``slice, group, n_turns, n_conversations``, one Int64 column per
+    entry of ``counted`` (output name -> 0/1 column summed over the group), ``low, high``.
     """
-    blocks = np.split(totals, 3 if paired else 2, axis=1)
-    numerator = blocks[0] - blocks[1] if paired else blocks[0]
+    cluster, group, groups = _dense_codes(rows)
+    n_groups = groups.height
+    ys = [rows.get_column(column).cast(pl.Float64).to_numpy() for column in outcomes]
+    sums = _cluster_sums(cluster, group, n_groups, [*ys, np.ones(rows.height)])
+    blocks = np.split(_bootstrap_totals(sums, n_boot, rng), len(ys) + 1, axis=1)
+    numerator = blocks[0] if len(ys) == 1 else blocks[0] - blocks[1]
     low, high = percentile_interval(_ratio(numerator, blocks[-1]), level)
-    return {
-        "low": pl.Series(low, dtype=pl.Float64).fill_nan(None),
-        "high": pl.Series(high, dtype=pl.Float64).fill_nan(None),
-    }
+    return groups.with_columns(
+        n_turns=_tally(group, n_groups),
+        n_conversations=pl.Series(np.count_nonzero(sums[:, len(ys) * n_groups :], axis=0).astype(np.int64)),
+        **{
+            name: _tally(group, n_groups, rows.get_column(column).cast(pl.Float64).to_numpy())
+            for name, column in counted.items()
+        },
+        low=pl.Series(low, dtype=pl.Float64).fill_nan(None),
+        high=pl.Series(high, dtype=pl.Float64).fill_nan(None),
+    )
 
 
 def _null_bounds_below_two_conversations() -> list[pl.Expr]:
@@ -277,7 +340,8 @@ def slice_intervals(
     Raises
     ------
     UsageError
-        A column is missing or not Boolean, or ``n_boot``, ``level`` or ``seed`` is invalid.
+        A column is missing, the outcome is not Boolean, a key column has nulls, or
+        ``n_boot``, ``level`` or ``seed`` is invalid.
 
     Examples
     --------
@@ -291,23 +355,17 @@ def slice_intervals(
     """
     _check_settings(n_boot, level, seed)
     frame = _outcomes(long, value)
-    parts = []
-    for (system,), rows in frame.partition_by("system", as_dict=True, maintain_order=True).items():
-        cluster, group, groups = _dense_codes(rows)
-        n_groups = groups.height
-        y = rows.get_column("_y").cast(pl.Float64).to_numpy()
-        sums = _cluster_sums(cluster, group, n_groups, [y, np.ones_like(y)])
-        rng = np.random.default_rng([int(seed), zlib.crc32(str(system).encode())])
-        totals = _bootstrap_totals(sums, n_boot, rng)
-        parts.append(
-            groups.with_columns(
-                system=pl.lit(system, pl.String),
-                n_turns=_tally(group, n_groups),
-                n_correct=_tally(group, n_groups, y),
-                n_conversations=pl.Series(np.count_nonzero(sums[:, n_groups:], axis=0).astype(np.int64)),
-                **_interval_columns(totals, n_groups, level, paired=False),
-            )
-        )
+    parts = [
+        _grouped_bootstrap(
+            rows,
+            ["_y"],
+            {"n_correct": "_y"},
+            n_boot=n_boot,
+            level=level,
+            rng=np.random.default_rng([int(seed), zlib.crc32(str(system).encode())]),
+        ).with_columns(system=pl.lit(system, pl.String))
+        for (system,), rows in frame.partition_by("system", as_dict=True, maintain_order=True).items()
+    ]
     columns = ["system", "slice", "group", "n_turns", "n_correct", "n_conversations", "accuracy", "low", "high"]
     if not parts:
         return pl.DataFrame(schema=_SLICE_SCHEMA)
@@ -357,8 +415,8 @@ def paired_comparison(
     Raises
     ------
     UsageError
-        An unknown system, a turn listed twice for a system, a missing or non-Boolean
-        column, or invalid ``n_boot``, ``level`` or ``seed``.
+        An unknown system, a turn listed twice for a system, or any problem
+        :func:`slice_intervals` reports.
 
     Examples
     --------
@@ -385,7 +443,7 @@ def paired_comparison(
         if rows.select(pl.struct(_TURN_KEYS).is_duplicated().any()).item():
             raise UsageError(
                 f"system {name!r} lists some (record_id, turn, slice, group) more than once. "
-                f"Fix: keep one row per turn and slice, e.g. long.unique(['system', *{_TURN_KEYS}])"
+                "Fix: keep one row per turn and slice, e.g. long.unique(['system', 'record_id', 'turn', 'slice', 'group'])"
             )
         sides[side] = rows
     paired = sides["a"].join(sides["b"], on=_TURN_KEYS, how="inner")
@@ -395,20 +453,14 @@ def paired_comparison(
         .agg(pl.len().cast(pl.Int64).alias("_either"))
     )
     if paired.height:
-        cluster, group, groups = _dense_codes(paired)
-        n_groups = groups.height
-        ya = paired.get_column("_y_a").cast(pl.Float64).to_numpy()
-        yb = paired.get_column("_y_b").cast(pl.Float64).to_numpy()
-        sums = _cluster_sums(cluster, group, n_groups, [ya, yb, np.ones_like(ya)])
-        totals = _bootstrap_totals(sums, n_boot, np.random.default_rng(int(seed)))
-        point = groups.with_columns(
-            n_turns=_tally(group, n_groups),
-            n_conversations=pl.Series(np.count_nonzero(sums[:, 2 * n_groups :], axis=0).astype(np.int64)),
-            _correct_a=_tally(group, n_groups, ya),
-            _correct_b=_tally(group, n_groups, yb),
-            a_only=_tally(group, n_groups, ya * (1.0 - yb)),
-            b_only=_tally(group, n_groups, yb * (1.0 - ya)),
-            **_interval_columns(totals, n_groups, level, paired=True),
+        y_a, y_b = pl.col("_y_a"), pl.col("_y_b")
+        point = _grouped_bootstrap(
+            paired.with_columns(_a_only=y_a & ~y_b, _b_only=y_b & ~y_a),
+            ["_y_a", "_y_b"],
+            {"_correct_a": "_y_a", "_correct_b": "_y_b", "a_only": "_a_only", "b_only": "_b_only"},
+            n_boot=n_boot,
+            level=level,
+            rng=np.random.default_rng(int(seed)),
         )
     else:
         point = pl.DataFrame(schema=_PAIRED_POINT_SCHEMA)

@@ -178,8 +178,16 @@ def classify_error(evidence: ErrorEvidence, *, table: TableRows | None = None) -
     gold = _parse(evidence.gold_program)
     predicted = _parse(evidence.predicted_program)
     if predicted is not None and gold is not None:
-        return ErrorType.WRONG_OPERAND if _core_operations(predicted) == _core_operations(gold) else ErrorType.WRONG_OPERATOR
-    if gold is not None and evidence.pred_value is not None and _swapped_operator_matches(gold, evidence.pred_value, table):
+        return (
+            ErrorType.WRONG_OPERAND
+            if _core_operations(predicted) == _core_operations(gold)
+            else ErrorType.WRONG_OPERATOR
+        )
+    if (
+        gold is not None
+        and evidence.pred_value is not None
+        and _swapped_operator_matches(gold, evidence.pred_value, table)
+    ):
         return ErrorType.WRONG_OPERATOR
     return ErrorType.WRONG_VALUE
 

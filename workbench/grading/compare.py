@@ -151,13 +151,21 @@ def _is_integer_text(number: ParsedNumber) -> bool:
     return number.decimals == 0 and not number.is_percent and "e" not in number.text
 
 
-def _significant_digits(number: ParsedNumber) -> int:
+def significant_digits(number: ParsedNumber) -> int:
+    """Significant digits as written (``0.0140`` has 3).
+
+    Examples
+    --------
+    >>> from workbench.grading.normalize import parse_number
+    >>> significant_digits(parse_number("0.0140")), significant_digits(parse_number("1,200"))
+    (3, 4)
+    """
     digits = number.text.lower().split("e")[0]
     return len("".join(ch for ch in digits if ch.isdigit()).lstrip("0"))
 
 
 def _at_reported_precision(pred: ParsedNumber, value: float) -> bool:
-    if pred.decimals == 0 or _significant_digits(pred) < 2:
+    if pred.decimals == 0 or significant_digits(pred) < 2:
         return False
     return abs(pred.value - value) <= 0.5 * 10.0 ** (-pred.decimals) * (1 + 1e-9)
 

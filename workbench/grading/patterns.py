@@ -37,6 +37,7 @@ __all__ = [
     "MATH_MARKUP",
     "PLAIN_NUMBER",
     "DOCUMENT_NUMBER",
+    "NEGATIVE_AMOUNT_CUE",
 ]
 
 #: Characters that people and models use for a minus sign.
@@ -156,3 +157,11 @@ PLAIN_NUMBER = re.compile(rf"^\s*(?P<sign>[-+])?(?P<num>{NUMBER_LITERAL})\s*$")
 #: minus): ``1,234.5``, ``.07``, the ``80`` of ``$ 80 million``, the ``13.4`` of ``13.4%``; not the
 #: ``4`` of ``q4``.
 DOCUMENT_NUMBER = re.compile(rf"(?<![\w.])(?P<num>{NUMBER_LITERAL})")
+
+#: Words that make a negative table cell an amount asked about without its sign ("losses",
+#: "cash used in", "less: ...", "debt assumed"): a sign convention, not a sign error.
+NEGATIVE_AMOUNT_CUE = re.compile(
+    r"\b(?:loss(?:es)?|less|used|spent|assumed|deficit|outflows?|decrease[sd]?|declines?|repurchases?|"
+    r"payments?|paid|expenses?|charges?|deductions?)\b",
+    re.IGNORECASE,
+)

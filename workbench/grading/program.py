@@ -39,6 +39,7 @@ __all__ = [
     "join_token_list",
     "table_grid",
     "table_rows",
+    "cell_value",
     "format_node",
     "walk",
     "literal_numbers",
@@ -438,10 +439,17 @@ def table_rows(table: object) -> dict[str, list[float | None]]:
     {'sales': [5.0, -4.0]}
     """
     _, rows = table_grid(table)
-    return {_row_key(str(row[0])): [_cell_value(c) for c in row[1:]] for row in rows}
+    return {_row_key(str(row[0])): [cell_value(c) for c in row[1:]] for row in rows}
 
 
-def _cell_value(cell: object) -> float | None:
+def cell_value(cell: object) -> float | None:
+    """The number a table cell shows (``"(4)"`` is -4), or ``None``.
+
+    Examples
+    --------
+    >>> cell_value("(4)"), cell_value(5), cell_value("n/a"), cell_value(True)
+    (-4.0, 5.0, None, None)
+    """
     if isinstance(cell, bool):
         return None
     if isinstance(cell, int | float):

@@ -33,11 +33,20 @@ from workbench.grading import patterns
 from workbench.grading.compare import answer_text
 from workbench.grading.extract import last_boxed
 from workbench.grading.normalize import parse_cell_number, parse_number
-from workbench.grading.program import table_grid
+from workbench.grading.program import TableRows, table_grid, table_rows
 from workbench.io.jsonfiles import iter_json_lines, read_json, read_text, require_object
 from workbench.schema import DOCUMENTS, GOLD_TURNS
 
-__all__ = ["GoldDataset", "Layout", "Benchmark", "load_gold", "gsm8k_final_answer", "plain_number", "executed_text"]
+__all__ = [
+    "document_table",
+    "GoldDataset",
+    "Layout",
+    "Benchmark",
+    "load_gold",
+    "gsm8k_final_answer",
+    "plain_number",
+    "executed_text",
+]
 
 Layout = Literal[
     "convfinqa-reformatted",
@@ -78,6 +87,23 @@ class GoldDataset:
     path: Path
     layout: Layout
     benchmark: Benchmark
+
+    def tables(self, doc_ids: Iterable[str] | None = None) -> dict[str, TableRows]:
+        """Document tables by ``doc_id`` (all, or those of ``doc_ids``), for ``table_*`` operations."""
+        docs = self.documents if doc_ids is None else self.documents.filter(pl.col("doc_id").is_in(sorted(doc_ids)))
+        return {doc_id: document_table(text) for doc_id, text in docs.select("doc_id", "table_json").iter_rows()}
+
+
+def document_table(table_json: str | None) -> TableRows:
+    """The rows of a document's table (``documents.table_json``) for ``table_*`` operations.
+
+    Examples
+    --------
+    >>> document_table('{"columns": ["2019"], "rows": [["sales", "$ 5"]]}')
+    {'sales': [5.0]}
+    """
+    grid = json.loads(table_json) if table_json else {}
+    return table_rows([["", *grid.get("columns", [])], *grid.get("rows", [])])
 
 
 def load_gold(path: str | Path) -> GoldDataset:

@@ -1,0 +1,108 @@
+"""Slices and intervals on a 100,000-turn table: the claude-sonnet-4-6 dev run (1,490
+turns, 421 conversations) graded once and replicated 67 times with renamed conversations
+(99,830 turns, 28,207 conversations).
+
+Targets (``../shared`` issue 4): all slices under 200 ms; all slices with bootstrap
+intervals (1,000 replicates, clustered by conversation) under 2 s. Not a timed test: it
+prints figures, and ratios against peers measured in the same run, because the machines
+are shared and noisy:
+
+* slices: the same per-slice accuracies computed with pandas ``groupby`` (the usual
+  notebook way), from the same label columns;
+* intervals: a plain per-group clustered bootstrap (draw the group's conversations with
+  replacement, one replicate at a time), run on 10 of the groups and scaled to all of them.
+
+Run with ``make bench`` or ``python benchmarks/slices_speed.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+from workbench.config import resolve  # noqa: E402
+from workbench.run import grade_run  # noqa: E402
+from workbench.slices import SLICES, long_slices, slice_accuracy, slice_labels  # noqa: E402
+
+COPIES = 67
+N_BOOT = 1000
+
+
+def best_of(fn: Callable[[], Any], repeat: int = 5) -> tuple[float, Any]:
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def replicated_turns() -> pl.DataFrame:
+    turns = grade_run(resolve()).turns
+    return pl.concat(
+        [
+            turns.with_columns(pl.format("{}#{}", pl.col("record_id"), pl.lit(i)).alias("record_id"))
+            for i in range(COPIES)
+        ]
+    )
+
+
+def pandas_slices(labels: pl.DataFrame) -> dict[str, Any]:
+    frame = labels.to_pandas()
+    frame["correct"] = frame["correct"].astype(float)
+    return {name: frame.groupby(["system", name])["correct"].agg(["size", "sum", "mean"]) for name in SLICES}
+
+
+def naive_bootstrap(long: pl.DataFrame, groups: list[tuple[str, str]], n_boot: int) -> None:
+    rng = np.random.default_rng(0)
+    for slice_name, group in groups:
+        part = long.filter((pl.col("slice") == slice_name) & (pl.col("group") == group))
+        per_conv = part.group_by("record_id").agg(pl.col("correct").sum().alias("c"), pl.len().alias("n"))
+        c, n = per_conv["c"].to_numpy(), per_conv["n"].to_numpy()
+        estimates = []
+        for _ in range(n_boot):
+            draw = rng.integers(0, len(c), len(c))
+            estimates.append(c[draw].sum() / n[draw].sum())
+        np.percentile(estimates, [2.5, 97.5])
+
+
+def main() -> None:
+    turns = replicated_turns()
+    n_conv = turns["record_id"].n_unique()
+    print(f"table: {turns.height:,} turns, {n_conv:,} conversations, {len(SLICES)} slices + overall")
+
+    t_slices, table = best_of(lambda: slice_accuracy(turns, intervals=False))
+    labels = slice_labels(turns)
+    t_pandas, _ = best_of(lambda: pandas_slices(labels), repeat=3)
+    print(
+        f"all slices (labels, long frame, accuracy per group; {table.height} groups): {t_slices * 1000:.0f} ms "
+        f"[target < 200 ms]; pandas groupby peer from ready labels {t_pandas * 1000:.0f} ms "
+        f"(ratio {t_pandas / t_slices:.1f}x)"
+    )
+
+    t_intervals, table = best_of(lambda: slice_accuracy(turns, n_boot=N_BOOT), repeat=3)
+    print(
+        f"all slices with {N_BOOT} clustered bootstrap replicates: {t_intervals:.2f} s [target < 2 s]; "
+        f"{table.height} groups, widest interval {float((table['high'] - table['low']).max()):.3f}"
+    )
+    long = long_slices(turns)
+    some = table.filter(pl.col("slice") != "overall").select("slice", "group").head(10).rows()
+    t_naive, _ = best_of(lambda: naive_bootstrap(long, some, N_BOOT), repeat=1)
+    scaled = t_naive / len(some) * table.height
+    print(
+        f"peer: per-group bootstrap loop {t_naive:.2f} s for {len(some)} groups, "
+        f"{scaled:.1f} s scaled to {table.height} groups (ratio {scaled / t_intervals:.0f}x)"
+    )
+
+
+if __name__ == "__main__":
+    main()
