@@ -17,7 +17,9 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 report: $(STAMP)
-	$(BIN)/workbench report
+	$(BIN)/workbench report --template 01-overview
+	$(BIN)/workbench report --template 02-error-slices
+	$(BIN)/workbench report --template 04-compare-systems
 
 test: test-package test-notebooks
 

@@ -12,10 +12,12 @@ import polars as pl
 import pytest
 
 from workbench.cli import main
+from workbench.schema import CHECKS
 
 REPO = Path(__file__).resolve().parents[1]
 GOLD = REPO / "tests/fixtures/convfinqa/dev_small.json"
 PREDS = REPO / "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"
+CLAUDE = REPO / "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6/2026-05-04T06-35-00Z/predictions.jsonl"
 
 
 def _lines(path: Path) -> list[str]:
@@ -48,6 +50,24 @@ def test_grade_writes_tables_and_summary(tmp_path: Path, capsys: pytest.CaptureF
     assert metrics["turn_execution_accuracy"] == pytest.approx(turns["correct"].mean())
     assert summary["dataset"]["sha256"] and summary["predictions"][0]["system"] == "claude"
     assert "claude: turn execution accuracy" in out
+
+
+def test_grade_writes_the_data_quality_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The full dev set: checks.parquet holds every flag with its evidence, and the command
+    line says how many turns each category flags."""
+    dev = REPO / "data" / "convfinqa" / "dev.json"
+    code, out, err = _run(capsys, "grade", str(dev), str(CLAUDE), "--out", str(tmp_path))
+    assert code == 0, err
+    checks = pl.read_parquet(tmp_path / "checks.parquet")
+    assert checks.schema == pl.Schema(CHECKS)
+    assert checks.columns[:3] == ["record_id", "turn", "category"]
+    assert {"evidence", "confidence"} <= set(checks.columns)
+    one = checks.filter((pl.col("record_id") == "Single_CDNS/2018/page_31.pdf-1") & (pl.col("turn") == 2))
+    assert "unit_inconsistency" in one["category"].cast(pl.String).to_list()
+    assert any("1877" in e and "18770" in e for e in one["evidence"].to_list())
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["checks"] == {str(c): n for c, n in checks.group_by("category").len().iter_rows()}
+    assert "data-quality flags (turns): mislabel" in out
 
 
 def test_console_script_is_installed() -> None:
