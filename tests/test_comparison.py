@@ -55,6 +55,11 @@ def test_paired_overall_difference(paired: pl.DataFrame) -> None:
     assert overall["low"] <= overall["difference"] <= overall["high"]
     assert overall["mcnemar_p"] == pytest.approx(mcnemar_exact(overall["a_only"], overall["b_only"]))
     assert overall["accuracy_a"] - overall["accuracy_b"] == pytest.approx(overall["difference"])
+    # regression figures of the two real runs (stated in the README and the closing note)
+    assert (overall["a_only"], overall["b_only"]) == (18, 5)
+    assert overall["difference"] == pytest.approx(13 / 1486)
+    assert overall["mcnemar_p"] == pytest.approx(0.0106, abs=1e-4)
+    assert 0 < overall["low"] < overall["difference"] < overall["high"] < 0.02
 
 
 def test_paired_per_slice(paired: pl.DataFrame) -> None:
