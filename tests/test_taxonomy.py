@@ -86,3 +86,21 @@ def test_answer_only_turns() -> None:
     )
     # a lookup answered with another number read
     assert classify_error(ErrorEvidence("ok", "wrong_value", False, "41", "42", 41.0, 42.0)).value == "wrong_operand"
+
+
+def test_error_type_counts_of_the_bundled_run(two_dev_runs: Run) -> None:
+    """Regression table: the 252 wrong turns of claude 06-35 by type (stated in the README's
+    error-analysis section and the issue's closing note)."""
+    wrong = two_dev_runs.turns.filter((pl.col("system") == "claude 06-35") & ~pl.col("correct"))
+    counts = dict(wrong.group_by(pl.col("error_type").cast(pl.String)).len().iter_rows())
+    assert counts == {
+        "carried_error": 105,
+        "wrong_operand": 52,
+        "wrong_operator": 44,
+        "sign": 16,
+        "scale": 13,
+        "wrong_value": 9,
+        "extraction_failure": 7,
+        "percent": 3,
+        "arithmetic_slip": 3,
+    }
