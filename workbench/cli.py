@@ -2,7 +2,9 @@
 
 ``workbench grade [DATASET] PREDICTIONS... --out DIR`` grades saved model outputs (the
 dataset is optional when the gold travels inside the outputs);
-``workbench report`` runs a notebook template and writes the executed notebook and HTML.
+``workbench report`` runs a notebook template and writes the executed notebook and HTML;
+``workbench annotations import|list`` feeds or reads the annotation store; ``workbench export``
+writes the cleaned dataset.
 Errors the user can fix are printed as one line (``workbench: error: ...``), exit code 2.
 """
 
@@ -15,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from workbench.config import BENCHMARKS, NO_DATASET, resolve
-from workbench.errors import ReportError, WorkbenchError
+from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.grade import unmatched_message
 
 __all__ = ["main", "build_parser"]
@@ -52,6 +54,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _common(grade)
 
+    notes = sub.add_parser("annotations", help="import or list annotations (the triage notebook's store)")
+    notes_sub = notes.add_subparsers(dest="action", required=True)
+    imp = notes_sub.add_parser(
+        "import",
+        help="append the annotations of a CSV file to the store",
+        description="CSV columns: record_id, turn, category (required); annotator, system, corrected_answer, "
+        "corrected_program, note, exclude (optional). Every row is checked before anything is written.",
+    )
+    imp.add_argument("file", type=Path, help="the CSV file")
+    imp.add_argument("--annotator", default=None, help="annotator for rows without an annotator column")
+    _store_option(imp)
+    listing = notes_sub.add_parser("list", help="print the annotations in force (or every event) as CSV")
+    listing.add_argument("--all", action="store_true", help="every event, retractions included")
+    _store_option(listing)
+
+    export = sub.add_parser(
+        "export",
+        help="write the cleaned dataset in its input layout, the annotations and a manifest",
+        description="Corrections are applied, conversations with an excluded turn dropped (or kept and marked); "
+        "every file is written atomically, the manifest last.",
+    )
+    export.add_argument("--dataset", required=True, type=Path, help="the gold dataset the annotations refer to")
+    export.add_argument("--annotations", type=Path, default=None, help="the annotation store (SQLite)")
+    export.add_argument("--out", required=True, type=Path, help="directory for the cleaned dataset and manifest")
+    export.add_argument("--keep-excluded", action="store_true", help="keep excluded conversations, marked")
+    export.add_argument("--split", type=float, default=None, help="train fraction of a stratified train/test split")
+    export.add_argument("--seed", type=int, default=0, help="seed of the split")
+
     report = sub.add_parser("report", help="run a report template and write notebook + HTML")
     report.add_argument("--dataset", default="", help="gold dataset (default: the bundled ConvFinQA dev set)")
     report.add_argument(
@@ -85,6 +115,61 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "predicted_answer=COL,predicted_program=COL,raw_output=COL "
         "(one for all files, or one per file)",
     )
+
+
+def _store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        help="the annotation store, a SQLite file (default: reports/annotations.sqlite in the project)",
+    )
+
+
+def _annotations(args: argparse.Namespace) -> int:
+    from workbench.annotations.store import AnnotationStore, import_csv
+    from workbench.config import annotation_store_path
+
+    path = annotation_store_path(args.store or "")
+    if args.action == "import":
+        with AnnotationStore(path) as store:
+            ids = import_csv(store, args.file, annotator=args.annotator)
+        span = f" (events #{ids[0]} to #{ids[-1]})" if ids else ""
+        print(f"imported {len(ids)} annotations from {args.file} into {path}{span}")
+        return 0
+    if not path.exists():
+        raise UsageError(f"no annotation store at {path}. Fix: give --store, or import or annotate first")
+    with AnnotationStore(path, create=False) as store:
+        table = store.events() if args.all else store.active()
+    sys.stdout.write(table.write_csv())
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from workbench.annotations.store import AnnotationStore
+    from workbench.cleaning import read_active_annotations
+    from workbench.io.exports import export_cleaned
+
+    snapshot = None
+    if args.annotations is not None:
+        active = read_active_annotations(args.annotations)
+        with AnnotationStore(args.annotations, create=False) as store:
+            snapshot = {"path": str(args.annotations), **store.snapshot()}
+    else:
+        active = read_active_annotations("")
+    result = export_cleaned(
+        args.dataset,
+        active,
+        args.out,
+        keep_excluded=args.keep_excluded,
+        split=args.split,
+        seed=args.seed,
+        snapshot=snapshot,
+        parameters={"command": "workbench export"},
+    )
+    for name, path in result.files.items():
+        print(f"{name}: {path}")
+    return 0
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -156,9 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="workbench: %(levelname)s: %(message)s")
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "grade":
-            return _grade(args)
-        return _report(args)
+        commands = {"grade": _grade, "annotations": _annotations, "export": _export, "report": _report}
+        return commands[args.command](args)
     except ReportError as exc:
         print(f"workbench: report failed: {exc}", file=sys.stderr)
         return 1

@@ -20,12 +20,17 @@ __all__ = [
     "BUNDLED_DATASET",
     "BUNDLED_PREDICTIONS",
     "BUNDLED_SYSTEM",
+    "DEFAULT_ANNOTATION_STORE",
+    "annotation_store_path",
     "split_list",
 ]
 
 BUNDLED_DATASET = "data/convfinqa/dev.json"
 BUNDLED_PREDICTIONS = "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6/2026-05-04T06-35-00Z/predictions.jsonl"
 BUNDLED_SYSTEM = "claude-sonnet-4-6"
+#: The annotation store the triage notebook and ``workbench annotations`` use by default:
+#: beside the reports (``make clean`` removes the report folders, not this file).
+DEFAULT_ANNOTATION_STORE = "reports/annotations.sqlite"
 
 
 def project_root() -> Path:
@@ -69,6 +74,20 @@ class RunConfig:
 BENCHMARKS = ("auto", "convfinqa", "gsm8k", "math")
 #: What ``dataset`` says when the gold travels inside the outputs.
 NO_DATASET = "none"
+
+
+def annotation_store_path(store: str | Path = "") -> Path:
+    """The annotation store to use: the one given, else :data:`DEFAULT_ANNOTATION_STORE`
+    under the project root.
+
+    Examples
+    --------
+    >>> annotation_store_path("x/a.sqlite").as_posix()
+    'x/a.sqlite'
+    >>> annotation_store_path().name
+    'annotations.sqlite'
+    """
+    return Path(store).expanduser() if str(store).strip() else project_root() / DEFAULT_ANNOTATION_STORE
 
 
 def split_list(text: str) -> list[str]:

@@ -30,6 +30,8 @@ class Run:
     gold: GoldDataset
     graded: GradedRun
     prediction_files: tuple[tuple[Path, str], ...]
+    predictions: tuple[pl.DataFrame, ...] = ()
+    kind: str = "auto"
 
     @property
     def turns(self) -> pl.DataFrame:
@@ -58,6 +60,13 @@ class Run:
     def checks(self) -> pl.DataFrame:
         """Data-quality flags on the gold turns (see :data:`workbench.schema.CHECKS`)."""
         return self.graded.checks
+
+    def regrade(self, gold: GoldDataset) -> GradedRun:
+        """Grade the same predictions against another gold set (a cleaned export of this one)."""
+        g = self.graded
+        return grade_predictions(
+            gold, list(self.predictions), policy=g.policy, kind=self.kind, benchmark=self.gold.benchmark  # type: ignore[arg-type]
+        )
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
         """Write ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``,
@@ -121,4 +130,6 @@ def grade_run(config: RunConfig) -> Run:
     benchmark = _check_benchmark(config, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))
     kind = _KIND_BY_BENCHMARK.get(benchmark, "auto")
     graded = grade_predictions(gold, frames, policy=config.policy, kind=kind, benchmark=benchmark)  # type: ignore[arg-type]
-    return Run(config=config, gold=gold, graded=graded, prediction_files=tuple(files))
+    return Run(
+        config=config, gold=gold, graded=graded, prediction_files=tuple(files), predictions=tuple(frames), kind=kind
+    )

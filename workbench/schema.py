@@ -34,6 +34,12 @@ __all__ = [
     "CATEGORY_DTYPE",
     "CHECK_KEYS",
     "CHECKS",
+    "ANNOTATION_CATEGORIES",
+    "ANNOTATION_CATEGORY_DTYPE",
+    "ANNOTATION_KINDS",
+    "ANNOTATION_EVENTS",
+    "ANNOTATION_KEYS",
+    "ANNOTATION_SCHEMA_VERSION",
 ]
 
 STATUS_DTYPE = pl.Enum([s.value for s in GradeStatus])
@@ -183,4 +189,41 @@ CHECKS: dict[str, pl.DataType] = {
     "rule": pl.String(),  # which detector fired ("display_vs_executed", "systems_agree", ...)
     "evidence": pl.String(),  # one readable sentence with the numbers involved
     "confidence": pl.Float64(),  # 0..1: how likely the flag is a real data problem
+}
+
+
+#: What an analyst can say about a turn: the data-quality categories, or a model error.
+ANNOTATION_CATEGORIES = (
+    "missing_value",
+    "unit_inconsistency",
+    "sign_inconsistency",
+    "mislabel",
+    "ambiguous_question",
+    "model_error",
+    "other",
+)
+ANNOTATION_CATEGORY_DTYPE = pl.Enum(list(ANNOTATION_CATEGORIES))
+#: An event either annotates a turn or retracts an earlier event (undo).
+ANNOTATION_KINDS = ("annotation", "retraction")
+#: Version of the annotation store's table layout (SQLite ``PRAGMA user_version``).
+ANNOTATION_SCHEMA_VERSION = 1
+
+#: The turn an annotation is about (``system`` null: about the gold turn itself).
+ANNOTATION_KEYS = ("record_id", "turn", "system")
+
+#: One row per annotation event, append-only, in the order the store received them.
+ANNOTATION_EVENTS: dict[str, pl.DataType] = {
+    "event_id": pl.Int64(),  # assigned by the store, increasing
+    "kind": pl.Enum(list(ANNOTATION_KINDS)),
+    "created_at": pl.Datetime("us", "UTC"),
+    "annotator": pl.String(),
+    "record_id": pl.String(),
+    "turn": pl.Int32(),
+    "system": pl.String(),  # null: the annotation is about the gold turn, not one system's answer
+    "category": ANNOTATION_CATEGORY_DTYPE,  # null for a retraction
+    "corrected_answer": pl.String(),  # the right gold answer, when the annotator gives one
+    "corrected_program": pl.String(),  # the right gold program, when given
+    "note": pl.String(),
+    "exclude": pl.Boolean(),  # drop this turn's conversation from the cleaned dataset
+    "retracts": pl.Int64(),  # for a retraction: the event_id it takes back
 }

@@ -26,6 +26,7 @@ __all__ = [
     "drilldown",
     "systems_table",
     "paired_table",
+    "cleaning_effect",
     "policy_comparison",
     "run_overview",
     "unmatched_rows",
@@ -257,6 +258,34 @@ def paired_table(comparison: pl.DataFrame) -> HtmlBlock:
         pl.col("n_unpaired").alias("unpaired turns"),
     )
     return html_table(shown, caption=f"Paired comparison: {a} minus {b}", css_class="wb-table wb-paired")
+
+
+def cleaning_effect(effect: pl.DataFrame, annotations: pl.DataFrame) -> HtmlBlock:
+    """Each system's scores before and after cleaning the gold (``effect`` from
+    :func:`workbench.cleaning.cleaning_effect`), with how many annotations were applied."""
+    if not annotations.height:
+        return HtmlBlock(
+            '<p class="wb-note">No annotations in force: the scores are those against the gold as given. '
+            "Annotate in the triage notebook (03-triage) or import a CSV with "
+            "<code>workbench annotations import</code>, then set <code>annotations</code>.</p>"
+        )
+    gold_level = annotations.filter(pl.col("system").is_null())
+    shown = effect.select(
+        "system",
+        pl.col("turn_accuracy_before").alias("turn acc. before"),
+        pl.col("turn_accuracy_after").alias("turn acc. after"),
+        pl.col("turn_change_points").round(2).alias("change (points)"),
+        pl.col("conversation_accuracy_before").alias("conv. acc. before"),
+        pl.col("conversation_accuracy_after").alias("conv. acc. after"),
+        pl.col("n_changed").alias("verdicts changed"),
+        pl.col("n_removed").alias("turns excluded"),
+    )
+    caption = (
+        f"Scores before and after cleaning ({gold_level.height} gold annotations in force: "
+        f"{gold_level['corrected_answer'].is_not_null().sum()} corrected answers, "
+        f"{gold_level['exclude'].sum()} exclusions)"
+    )
+    return html_table(shown, caption=caption, css_class="wb-table wb-cleaning")
 
 
 def files_written(paths: dict[str, Any]) -> HtmlBlock:

@@ -1,0 +1,95 @@
+"""`workbench annotations import|list` and `workbench export`, end to end on real dev data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench.cli import main
+from workbench.cleaning import cleaning_effect, read_active_annotations
+from workbench.config import resolve
+from workbench.io.gold import load_gold
+from workbench.run import grade_run
+
+REPO = Path(__file__).resolve().parents[1]
+DEV = REPO / "data" / "convfinqa" / "dev.json"
+SMALL = REPO / "tests" / "fixtures" / "convfinqa" / "dev_small.json"
+SMALL_PREDS = REPO / "tests" / "fixtures" / "predictions" / "zarifaziz_dev_small.jsonl"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _small_turns() -> pl.DataFrame:
+    return load_gold(SMALL).turns
+
+
+def test_import_list_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    turns = _small_turns()
+    first, second = turns.row(0, named=True), turns.row(5, named=True)
+    csv = tmp_path / "notes.csv"
+    csv.write_text(
+        "record_id,turn,category,corrected_answer,note,exclude\n"
+        f"{first['record_id']},{first['turn']},mislabel,12345,checked in the table,\n"
+        f"{second['record_id']},{second['turn']},ambiguous_question,,two readings,true\n",
+        encoding="utf-8",
+    )
+    store = tmp_path / "annotations.sqlite"
+    code, out, err = _run(capsys, "annotations", "import", str(csv), "--store", str(store), "--annotator", "ann")
+    assert code == 0, err
+    assert "imported 2 annotations" in out
+    code, out, err = _run(capsys, "annotations", "list", "--store", str(store))
+    assert code == 0, err
+    listed = pl.read_csv(out.encode(), infer_schema_length=0)
+    assert listed.height == 2 and set(listed["category"]) == {"mislabel", "ambiguous_question"}
+
+    out_dir = tmp_path / "clean"
+    code, out, err = _run(capsys, "export", "--dataset", str(SMALL), "--annotations", str(store), "--out", str(out_dir))
+    assert code == 0, err
+    manifest = json.loads((out_dir / "manifest.json").read_text())
+    assert manifest["annotations"]["n_events"] == 2 if "annotations" in manifest else True
+    cleaned = next(p for p in out_dir.iterdir() if p.suffix == ".json" and p.name != "manifest.json")
+    gold = load_gold(cleaned)
+    assert second["record_id"] not in gold.turns["record_id"].to_list()  # excluded conversation dropped
+    row = gold.turns.filter((pl.col("record_id") == first["record_id"]) & (pl.col("turn") == first["turn"]))
+    assert row["gold_answer"][0] == "12345"
+
+
+def test_bad_csv_line_is_one_clear_error_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    csv = tmp_path / "bad.csv"
+    csv.write_text("record_id,turn,category\nA,0,mislabel\nB,zero,mislabel\n", encoding="utf-8")
+    store = tmp_path / "a.sqlite"
+    code, _, err = _run(capsys, "annotations", "import", str(csv), "--store", str(store), "--annotator", "x")
+    assert code == 2
+    assert "bad.csv" in err and "line 3" in err and "turn" in err and "Traceback" not in err
+    code, out, _ = _run(capsys, "annotations", "list", "--store", str(store), "--all")
+    assert code == 0 and out.strip().count("\n") == 0  # a header only: nothing was written
+
+
+def test_scores_before_and_after_cleaning(tmp_path: Path) -> None:
+    run = grade_run(resolve(dataset=SMALL, predictions=[str(SMALL_PREDS)], systems="claude"))
+    empty = read_active_annotations("")
+    unchanged = cleaning_effect(run, empty).row(0, named=True)
+    assert unchanged["n_changed"] == 0 and unchanged["turn_accuracy_before"] == unchanged["turn_accuracy_after"]
+    wrong = run.turns.filter(~pl.col("correct") & pl.col("pred_value").is_not_null()).row(0, named=True)
+    from workbench.annotations.store import AnnotationStore
+
+    with AnnotationStore(tmp_path / "a.sqlite") as store:
+        # the analyst decides the model was right: the gold becomes the model's answer
+        store.annotate(
+            annotator="t",
+            record_id=wrong["record_id"],
+            turn=wrong["turn"],
+            category="mislabel",
+            corrected_answer=wrong["answer"],
+        )
+        active = store.active()
+    effect = cleaning_effect(run, active).row(0, named=True)
+    assert effect["n_changed"] == 1
+    assert effect["n_correct_after"] == effect["n_correct_before"] + 1
