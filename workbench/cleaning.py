@@ -10,15 +10,12 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from workbench.errors import UsageError
-from workbench.schema import ANNOTATION_EVENTS
+from workbench.schema import ACTIVE_ANNOTATIONS
 
 if TYPE_CHECKING:
     from workbench.run import Run
 
-__all__ = ["ACTIVE_COLUMNS", "read_active_annotations", "cleaning_effect"]
-
-#: Columns of the annotations in force (the events without ``kind`` and ``retracts``).
-ACTIVE_COLUMNS = {k: v for k, v in ANNOTATION_EVENTS.items() if k not in ("kind", "retracts")}
+__all__ = ["read_active_annotations", "cleaning_effect"]
 
 
 def read_active_annotations(path: str | Path) -> pl.DataFrame:
@@ -35,7 +32,7 @@ def read_active_annotations(path: str | Path) -> pl.DataFrame:
     0
     """
     if not str(path).strip():
-        return pl.DataFrame(schema=ACTIVE_COLUMNS)
+        return pl.DataFrame(schema=ACTIVE_ANNOTATIONS)
     from workbench.annotations.store import AnnotationStore
 
     target = Path(path)

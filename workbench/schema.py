@@ -40,6 +40,7 @@ __all__ = [
     "ANNOTATION_EVENTS",
     "ANNOTATION_KEYS",
     "ANNOTATION_SCHEMA_VERSION",
+    "ACTIVE_ANNOTATIONS",
 ]
 
 STATUS_DTYPE = pl.Enum([s.value for s in GradeStatus])
@@ -226,4 +227,9 @@ ANNOTATION_EVENTS: dict[str, pl.DataType] = {
     "note": pl.String(),
     "exclude": pl.Boolean(),  # drop this turn's conversation from the cleaned dataset
     "retracts": pl.Int64(),  # for a retraction: the event_id it takes back
+}
+
+#: The annotations in force: one row per annotated key, the events without ``kind``/``retracts``.
+ACTIVE_ANNOTATIONS: dict[str, pl.DataType] = {
+    k: v for k, v in ANNOTATION_EVENTS.items() if k not in ("kind", "retracts")
 }

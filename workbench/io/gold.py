@@ -46,6 +46,7 @@ __all__ = [
     "gsm8k_final_answer",
     "plain_number",
     "executed_text",
+    "gold_value",
 ]
 
 Layout = Literal[
@@ -284,7 +285,14 @@ def _table_features(table: object) -> tuple[bool, bool]:
     return duplicate, non_numeric
 
 
-def _gold_value(executed: object) -> float | None:
+def gold_value(executed: object) -> float | None:
+    """The number an executed answer stands for (``None`` for yes/no and non-numbers).
+
+    Examples
+    --------
+    >>> gold_value(0.14136), gold_value("yes"), gold_value(True)
+    (0.14136, None, None)
+    """
     if isinstance(executed, bool) or executed is None:
         return None
     if isinstance(executed, int | float):
@@ -310,7 +318,7 @@ def _turn_row(
         "question": question,
         "gold_answer": None if answer is None else answer_text(answer),
         "gold_executed": None if executed is None else answer_text(executed),
-        "gold_value": _gold_value(executed),
+        "gold_value": gold_value(executed),
         "gold_program": None if program is None else str(program),
         "gold_solution": None,
         "qa_split": None if qa_split is None else bool(qa_split),
@@ -647,7 +655,7 @@ def _plain_table(path: Path, items: list[tuple[str, Any]], columns: Sequence[str
             None if obj.get("question") is None else str(obj["question"]),
             answer_str,
             None if answer_str is None else executed_text(answer_str),
-            None if answer is None else _gold_value(answer),
+            None if answer is None else gold_value(answer),
             None if obj.get("gold_solution") is None else str(obj["gold_solution"]),
             None if obj.get("gold_program") is None else str(obj["gold_program"]),
         )
