@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.cli import main
 from workbench.cleaning import cleaning_effect, read_active_annotations
+from workbench.cli import main
 from workbench.config import resolve
 from workbench.io.gold import load_gold
 from workbench.run import grade_run
@@ -53,8 +53,10 @@ def test_import_list_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[st
     code, out, err = _run(capsys, "export", "--dataset", str(SMALL), "--annotations", str(store), "--out", str(out_dir))
     assert code == 0, err
     manifest = json.loads((out_dir / "manifest.json").read_text())
-    assert manifest["annotations"]["n_events"] == 2 if "annotations" in manifest else True
-    cleaned = next(p for p in out_dir.iterdir() if p.suffix == ".json" and p.name != "manifest.json")
+    notes = manifest["annotations"]
+    assert notes["snapshot"]["n_events"] == 2 and notes["snapshot"]["path"] == str(store)
+    assert (notes["n_active"], notes["n_corrected"], notes["n_excluded_records"]) == (2, 1, 1)
+    cleaned = out_dir / SMALL.name
     gold = load_gold(cleaned)
     assert second["record_id"] not in gold.turns["record_id"].to_list()  # excluded conversation dropped
     row = gold.turns.filter((pl.col("record_id") == first["record_id"]) & (pl.col("turn") == first["turn"]))

@@ -28,8 +28,11 @@ COMPARISON_PARAMS = {
 }
 
 
-def fixture_params(template: Path) -> dict[str, object]:
-    return COMPARISON_PARAMS if "compare" in template.stem else FIXTURE_PARAMS
+def fixture_params(template: Path, tmp_path: Path) -> dict[str, object]:
+    params = COMPARISON_PARAMS if "compare" in template.stem else FIXTURE_PARAMS
+    if "triage" in template.stem:  # keep test runs out of the default annotation store
+        params = {**params, "store": str(tmp_path / "annotations.sqlite")}
+    return params
 
 
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.stem)
@@ -39,7 +42,7 @@ def test_template_passes_nbval_on_fixture(template: Path, tmp_path: Path) -> Non
     papermill.execute_notebook(
         str(template),
         str(copy),
-        parameters=fixture_params(template),
+        parameters=fixture_params(template, tmp_path),
         prepare_only=True,
         kernel_name="python3",
         progress_bar=False,

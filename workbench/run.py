@@ -65,7 +65,11 @@ class Run:
         """Grade the same predictions against another gold set (a cleaned export of this one)."""
         g = self.graded
         return grade_predictions(
-            gold, list(self.predictions), policy=g.policy, kind=self.kind, benchmark=self.gold.benchmark  # type: ignore[arg-type]
+            gold,
+            list(self.predictions),
+            policy=g.policy,
+            kind=self.kind,
+            benchmark=self.gold.benchmark,  # type: ignore[arg-type]
         )
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:

@@ -1,0 +1,530 @@
+"""An annotation session: a queue of turns, a cursor, skip and undo, over an
+:class:`~workbench.annotations.store.AnnotationStore`.
+
+The session holds no annotations of its own: everything it shows as done is read back from
+the store, so two sessions (two analysts, two processes) on one file see each other's work.
+Widgets are views over a session (``workbench.widgets.triage``); this module has no widget
+code.
+
+Examples
+--------
+>>> import tempfile
+>>> from pathlib import Path
+>>> import workbench
+>>> from workbench.annotations import AnnotationStore
+>>> from workbench.config import project_root
+>>> fixtures = project_root() / "tests" / "fixtures"
+>>> run = workbench.grade_run(workbench.config.resolve(
+...     dataset=fixtures / "convfinqa" / "dev_small.json",
+...     predictions=[fixtures / "predictions" / "zarifaziz_dev_small.jsonl"], systems="claude"))
+>>> store = AnnotationStore(Path(tempfile.mkdtemp()) / "annotations.sqlite")
+>>> session = AnnotationSession.from_checks(store, run, annotator="ana")
+>>> session.total, session.position, session.n_done
+(2, 0, 0)
+>>> session.item().flags[0][:2]
+('sign_inconsistency', 'display_vs_executed')
+>>> event = session.submit(category="sign_inconsistency", corrected_answer="-10%")
+>>> session.position, session.n_done
+(1, 1)
+>>> _ = session.undo()
+>>> session.position, session.n_done
+(0, 0)
+>>> store.close()
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from workbench.annotations.store import AnnotationStore
+from workbench.errors import UsageError
+from workbench.grading.compare import answer_text
+from workbench.grading.program import ProgramSyntaxError, execute_program, literal_numbers, parse_program
+from workbench.schema import CATEGORY_DTYPE
+from workbench.slices import SLICES, in_group
+
+if TYPE_CHECKING:
+    from workbench.run import Run
+
+__all__ = ["QueueItem", "TraceView", "TriageItem", "AnnotationSession", "QUEUES", "session_for"]
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    """The key of one queued turn; ``system`` None means the gold turn itself."""
+
+    record_id: str
+    turn: int
+    system: str | None
+
+
+@dataclass(frozen=True)
+class TraceView:
+    """A program and its execution, for display.
+
+    Attributes
+    ----------
+    program
+        The program text (None when there is none).
+    status
+        :class:`~workbench.grading.status.ProgramStatus` value (``ok``, ``parse_error``...).
+    value
+        The executed answer (``ProgramResult.answer``), None when execution failed.
+    steps
+        One line per executed operation (``Step.describe()``: ``#0 subtract(60.94, 25.14) = 35.8``).
+    message
+        Why execution failed (empty when it did not).
+    """
+
+    program: str | None
+    status: str
+    value: str | None
+    steps: tuple[str, ...]
+    message: str
+
+
+@dataclass(frozen=True)
+class TriageItem:
+    """Everything the triage view shows about one queued turn.
+
+    The predicted fields (``predicted_answer`` ... ``error_type``, ``predicted_trace``)
+    come from the key's system; for a key without a system (a flagged gold turn) they come
+    from the run's only system, or are None when the run has several.
+    """
+
+    key: QueueItem
+    question: str
+    gold_answer: str | None
+    gold_executed: str | None
+    predicted_answer: str | None
+    answer_graded: str | None
+    correct: bool | None
+    reason: str | None
+    detail: str | None
+    error_type: str | None
+    conversation: tuple[tuple[int, str, str | None, str | None], ...]
+    gold_trace: TraceView
+    predicted_trace: TraceView | None
+    flags: tuple[tuple[str, str, float, str], ...]
+    pre_text: str
+    post_text: str
+    table_columns: tuple[str, ...]
+    table_rows: tuple[tuple[str, ...], ...]
+    numbers_used: frozenset[float]
+    annotation: dict[str, Any] | None
+
+
+def _trace(program: str | None, table: Any) -> TraceView:
+    result = execute_program(program or "", table=table)
+    return TraceView(
+        program=program or None,
+        status=result.status.value,
+        value=result.answer,
+        steps=tuple(step.describe() for step in result.steps),
+        message=result.message,
+    )
+
+
+def _literals(*programs: str | None) -> frozenset[float]:
+    found: set[float] = set()
+    for program in programs:
+        if not program:
+            continue
+        try:
+            found.update(num.value for num in literal_numbers(parse_program(program)))
+        except ProgramSyntaxError:
+            continue
+    return frozenset(found)
+
+
+def _cell(value: Any) -> str:
+    return "" if value is None else answer_text(value)
+
+
+def _table(table_json: str | None) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    grid = json.loads(table_json) if table_json else {}
+    columns = tuple(str(c) for c in grid.get("columns", []))
+    rows = tuple(tuple(_cell(c) for c in row) for row in grid.get("rows", []))
+    return columns, rows
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+class AnnotationSession:
+    """A queue of turns to annotate, a cursor over it, skip and undo.
+
+    Parameters
+    ----------
+    store
+        Where annotations go (and where "done" is read from).
+    run
+        The graded run the queue's turns come from.
+    queue
+        The turns to annotate, in order (see :meth:`from_slice` and :meth:`from_checks`).
+    annotator
+        Who is annotating; every event of this session carries the name.
+
+    Raises
+    ------
+    UsageError
+        For an empty annotator name or a queue item that is not a turn of ``run``.
+    """
+
+    def __init__(self, store: AnnotationStore, run: Run, queue: Sequence[QueueItem], *, annotator: str) -> None:
+        if not isinstance(annotator, str) or not annotator.strip():
+            raise UsageError(f"a session needs the annotator's name, got {annotator!r}. Fix: pass annotator='name'")
+        self.store = store
+        self.run = run
+        self.annotator = annotator.strip()
+        self._queue = tuple(queue)
+        gold_keys = set(run.gold.turns.select("record_id", "turn").iter_rows())
+        system_keys = set(run.turns.select("record_id", "turn", "system").iter_rows())
+        for item in self._queue:
+            known = (
+                (item.record_id, item.turn) in gold_keys
+                if item.system is None
+                else (item.record_id, item.turn, item.system) in system_keys
+            )
+            if not known:
+                raise UsageError(
+                    f"queue item {item} is not a turn of this run. "
+                    "Fix: build the queue from the run's turns (from_slice / from_checks)"
+                )
+        self._position = 0
+        self._undo: list[tuple[int, int]] = []  # (event_id, position) of this session's submissions
+
+    # ----------------------------------------------------------------- building
+    @classmethod
+    def from_slice(
+        cls,
+        store: AnnotationStore,
+        run: Run,
+        *,
+        annotator: str,
+        slice_name: str | None = None,
+        group: str | None = None,
+        failed_only: bool = True,
+        system: str | None = None,
+    ) -> AnnotationSession:
+        """Queue the graded turns (one per system) of one slice group, ordered by record, turn, system.
+
+        Parameters
+        ----------
+        slice_name, group
+            A slice of :data:`workbench.slices.SLICES` and one of its groups; both or neither
+            (neither: every turn).
+        failed_only
+            Only turns graded wrong (``correct`` false).
+        system
+            Only this system's turns.
+        """
+        turns = run.turns
+        if (slice_name is None) != (group is None):
+            raise UsageError(
+                f"slice_name and group go together, got slice_name={slice_name!r}, group={group!r}. "
+                "Fix: give both (e.g. slice_name='operation', group='divide') or neither"
+            )
+        if slice_name is not None and group is not None:
+            chosen = turns.filter(in_group(slice_name, group))
+            if chosen.is_empty():
+                labels = sorted(set(turns.select(SLICES[slice_name].expr.alias("g")).get_column("g").to_list()))
+                if group not in labels:
+                    raise UsageError(
+                        f"slice {slice_name!r} has no group {group!r}; its groups are {', '.join(labels)}. "
+                        "Fix: use one of them"
+                    )
+            turns = chosen
+        if system is not None:
+            systems = run.graded.systems
+            if system not in systems:
+                raise UsageError(
+                    f"the run has no system {system!r}; its systems are {', '.join(systems)}. Fix: use one of them"
+                )
+            turns = turns.filter(pl.col("system") == system)
+        if failed_only:
+            turns = turns.filter(~pl.col("correct"))
+        keys = turns.select("record_id", "turn", "system").sort("record_id", "turn", "system").iter_rows()
+        return cls(store, run, [QueueItem(r, t, s) for r, t, s in keys], annotator=annotator)
+
+    @classmethod
+    def from_checks(
+        cls,
+        store: AnnotationStore,
+        run: Run,
+        *,
+        annotator: str,
+        categories: Sequence[str] | None = None,
+        min_confidence: float = 0.0,
+    ) -> AnnotationSession:
+        """Queue the gold turns the data-quality checks flagged (system None), most confident first.
+
+        Parameters
+        ----------
+        categories
+            Only flags of these categories (default: all).
+        min_confidence
+            Only flags at least this confident (a turn's confidence is its most confident flag's).
+        """
+        checks = run.checks
+        if categories is not None:
+            known = CATEGORY_DTYPE.categories.to_list()
+            unknown = [c for c in categories if c not in known]
+            if unknown:
+                raise UsageError(
+                    f"unknown check category {unknown[0]!r}; known: {', '.join(known)}. Fix: use one of them"
+                )
+            checks = checks.filter(pl.col("category").cast(pl.String).is_in(list(categories)))
+        keys = (
+            checks.filter(pl.col("confidence") >= min_confidence)
+            .group_by("record_id", "turn")
+            .agg(pl.col("confidence").max())
+            .sort(["confidence", "record_id", "turn"], descending=[True, False, False])
+            .select("record_id", "turn")
+            .iter_rows()
+        )
+        return cls(store, run, [QueueItem(r, t, None) for r, t in keys], annotator=annotator)
+
+    # ----------------------------------------------------------------- state
+    @property
+    def queue(self) -> tuple[QueueItem, ...]:
+        """Every queued key, in order."""
+        return self._queue
+
+    @property
+    def total(self) -> int:
+        """Length of the queue."""
+        return len(self._queue)
+
+    @property
+    def position(self) -> int:
+        """The cursor, 0-based; equal to :attr:`total` when the queue is exhausted."""
+        return self._position
+
+    def _active(self) -> dict[tuple[str, int, str | None], dict[str, Any]]:
+        active = self.store.active()
+        return {(row["record_id"], row["turn"], row["system"]): row for row in active.iter_rows(named=True)}
+
+    @property
+    def n_done(self) -> int:
+        """Queue items with an annotation in force in the store (anyone's, read from the store)."""
+        active = self._active()
+        return sum((k.record_id, k.turn, k.system) in active for k in self._queue)
+
+    def is_done(self, key: QueueItem) -> bool:
+        """Whether ``key`` has an annotation in force in the store."""
+        return (key.record_id, key.turn, key.system) in self._active()
+
+    def current(self) -> QueueItem | None:
+        """The key under the cursor; None when the queue is exhausted."""
+        return self._queue[self._position] if self._position < len(self._queue) else None
+
+    # ----------------------------------------------------------------- moving
+    def skip(self) -> None:
+        """Move to the next item without annotating (no effect at the end)."""
+        self._position = min(self._position + 1, len(self._queue))
+
+    def previous(self) -> None:
+        """Move back one item (no effect at the start)."""
+        self._position = max(self._position - 1, 0)
+
+    def goto(self, position: int) -> None:
+        """Move the cursor to ``position`` (``0`` .. :attr:`total`; :attr:`total` is the end)."""
+        if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position <= len(self._queue):
+            raise UsageError(
+                f"position must be a whole number from 0 to {len(self._queue)}, got {position!r}. "
+                "Fix: give a position inside the queue"
+            )
+        self._position = position
+
+    # ----------------------------------------------------------------- writing
+    def submit(
+        self,
+        *,
+        category: str,
+        corrected_answer: str | None = None,
+        corrected_program: str | None = None,
+        note: str | None = None,
+        exclude: bool = False,
+    ) -> int:
+        """Annotate the current item (durably), move to the next one, and return the event id.
+
+        Raises
+        ------
+        UsageError
+            When the queue is exhausted.
+        InputError
+            When a field is not valid (nothing is written, the cursor stays).
+        """
+        key = self.current()
+        if key is None:
+            raise UsageError(
+                "the queue is exhausted; there is no item to annotate. Fix: goto() an earlier position, or undo()"
+            )
+        event_id = self.store.annotate(
+            annotator=self.annotator,
+            record_id=key.record_id,
+            turn=key.turn,
+            system=key.system,
+            category=category,
+            corrected_answer=corrected_answer,
+            corrected_program=corrected_program,
+            note=note,
+            exclude=exclude,
+        )
+        self._undo.append((event_id, self._position))
+        self._position += 1
+        return event_id
+
+    def undo(self) -> int | None:
+        """Retract this session's last submitted (not yet undone) annotation and move the
+        cursor back to its item; return the retraction's event id, or None when there is
+        nothing to undo."""
+        if not self._undo:
+            return None
+        event_id, position = self._undo[-1]
+        retraction = self.store.retract(event_id, annotator=self.annotator)
+        self._undo.pop()
+        self._position = position
+        return retraction
+
+    # ----------------------------------------------------------------- the item
+    def item(self) -> TriageItem | None:
+        """Everything about the current item (None when the queue is exhausted)."""
+        key = self.current()
+        return None if key is None else self.build_item(key)
+
+    def _system_of(self, key: QueueItem) -> str | None:
+        if key.system is not None:
+            return key.system
+        systems = self.run.graded.systems
+        return systems[0] if len(systems) == 1 else None
+
+    def build_item(self, key: QueueItem) -> TriageItem:
+        """The :class:`TriageItem` of any key of this run (not only the current one)."""
+        run = self.run
+        gold_turns = run.gold.turns.filter(pl.col("record_id") == key.record_id)
+        gold = gold_turns.filter(pl.col("turn") == key.turn).row(0, named=True)
+        system = self._system_of(key)
+        predictions = (
+            run.turns.filter((pl.col("record_id") == key.record_id) & (pl.col("system") == system))
+            if system is not None
+            else run.turns.clear()
+        )
+        answers = dict(predictions.select("turn", "predicted_answer").iter_rows())
+        found = predictions.filter(pl.col("turn") == key.turn)
+        predicted = found.row(0, named=True) if found.height else None
+
+        doc_id = gold.get("doc_id")
+        documents = run.gold.documents.filter(pl.col("doc_id") == doc_id) if doc_id is not None else None
+        document = documents.row(0, named=True) if documents is not None and documents.height else {}
+        table = run.gold.tables([doc_id]).get(doc_id) if doc_id is not None else None
+        columns, rows = _table(document.get("table_json"))
+
+        earlier = gold_turns.filter(pl.col("turn") < key.turn).sort("turn")
+        conversation = tuple(
+            (turn, question, gold_answer, answers.get(turn))
+            for turn, question, gold_answer in earlier.select("turn", "question", "gold_answer").iter_rows()
+        )
+        flags = tuple(
+            (str(category), rule, float(confidence), evidence)
+            for category, rule, confidence, evidence in run.checks.filter(
+                (pl.col("record_id") == key.record_id) & (pl.col("turn") == key.turn)
+            )
+            .sort("confidence", descending=True, maintain_order=True)
+            .select("category", "rule", "confidence", "evidence")
+            .iter_rows()
+        )
+        predicted_program = predicted.get("predicted_program") if predicted else None
+        return TriageItem(
+            key=key,
+            question=gold["question"],
+            gold_answer=gold.get("gold_answer"),
+            gold_executed=gold.get("gold_executed"),
+            predicted_answer=predicted.get("predicted_answer") if predicted else None,
+            answer_graded=predicted.get("answer") if predicted else None,
+            correct=predicted.get("correct") if predicted else None,
+            reason=_text(predicted.get("reason")) if predicted else None,
+            detail=predicted.get("detail") if predicted else None,
+            error_type=_text(predicted.get("error_type")) if predicted else None,
+            conversation=conversation,
+            gold_trace=_trace(gold.get("gold_program"), table),
+            predicted_trace=_trace(predicted_program, table) if predicted_program else None,
+            flags=flags,
+            pre_text=document.get("pre_text") or "",
+            post_text=document.get("post_text") or "",
+            table_columns=columns,
+            table_rows=rows,
+            numbers_used=_literals(gold.get("gold_program"), predicted_program),
+            annotation=self._active().get((key.record_id, key.turn, key.system)),
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"AnnotationSession({self.annotator!r}, {self.total} items, position {self._position}, "
+            f"store {str(self.store.path)!r})"
+        )
+
+
+#: The queues a triage session can be opened on.
+QUEUES = ("checks", "failed")
+
+
+def session_for(
+    store: AnnotationStore,
+    run: Run,
+    *,
+    annotator: str,
+    queue: str = "checks",
+    slice_name: str = "",
+    group: str = "",
+    min_confidence: float = 0.0,
+    system: str = "",
+) -> AnnotationSession:
+    """Open a triage session on ``run`` for one of the :data:`QUEUES` (the triage template's call).
+
+    ``checks``: the gold turns the data-quality checks flag with at least ``min_confidence``,
+    most confident first. ``failed``: the failed turns of each system (or of ``system``),
+    restricted to the group ``group`` of slice ``slice_name`` when those are given. Empty strings
+    mean "not given", as in the templates' parameters.
+
+    Raises
+    ------
+    UsageError
+        For an unknown queue, or slice options given with the ``checks`` queue.
+
+    Examples
+    --------
+    >>> session_for(None, None, annotator="a", queue="flagged")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    workbench.errors.UsageError: queue 'flagged' is not one of checks, failed. Fix: ...
+    """
+    if queue not in QUEUES:
+        raise UsageError(
+            f"queue {queue!r} is not one of {', '.join(QUEUES)}. Fix: use queue='checks' for the turns "
+            "the data-quality checks flag, or queue='failed' for failed turns (of a slice group)"
+        )
+    if queue == "checks":
+        if slice_name or group or system:
+            raise UsageError(
+                f"slice_name={slice_name!r}, group={group!r}, system={system!r} were given with queue='checks', "
+                "which takes every flagged gold turn. Fix: use queue='failed' to triage the failed turns of a "
+                "slice group, or leave slice_name, group and system empty"
+            )
+        return AnnotationSession.from_checks(store, run, annotator=annotator, min_confidence=min_confidence)
+    return AnnotationSession.from_slice(
+        store,
+        run,
+        annotator=annotator,
+        slice_name=slice_name or None,
+        group=group or None,
+        failed_only=True,
+        system=system or None,
+    )

@@ -1,0 +1,765 @@
+"""The annotation store: one SQLite file of append-only annotation events.
+
+Every event is a row of :data:`workbench.schema.ANNOTATION_EVENTS`. An *annotation* says
+what is wrong with a turn (a category, maybe a corrected answer or program, a note, whether
+to exclude the conversation); a *retraction* takes an earlier annotation back (undo). Rows
+are never updated or deleted, so the file is a complete log of who said what and when.
+
+The file is in WAL mode with ``synchronous=FULL``, and every :meth:`AnnotationStore.annotate`
+is its own committed transaction: once it returns, the event survives a crash of the
+process. Writers take the write lock up front (``BEGIN IMMEDIATE``) and wait up to
+:data:`BUSY_TIMEOUT_S` for one another, so two analysts (two processes) can annotate the
+same file at once.
+
+Examples
+--------
+>>> import tempfile
+>>> from pathlib import Path
+>>> path = Path(tempfile.mkdtemp()) / DEFAULT_STORE_NAME
+>>> with AnnotationStore(path) as store:
+...     first = store.annotate(annotator="ana", record_id="r1", turn=0, category="mislabel")
+...     second = store.annotate(annotator="ana", record_id="r1", turn=0, category="unit_inconsistency")
+...     undo = store.retract(second, annotator="ana")
+...     store.active().select("event_id", "record_id", "turn", "category").rows()
+[(1, 'r1', 0, 'mislabel')]
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import json
+import numbers
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import polars as pl
+
+from workbench.errors import InputError, UsageError, WorkbenchError
+from workbench.grading.program import ProgramSyntaxError, parse_program
+from workbench.schema import (
+    ANNOTATION_CATEGORIES,
+    ANNOTATION_EVENTS,
+    ANNOTATION_KEYS,
+    ANNOTATION_KINDS,
+    ANNOTATION_SCHEMA_VERSION,
+)
+
+__all__ = [
+    "DEFAULT_STORE_NAME",
+    "BUSY_TIMEOUT_S",
+    "CSV_COLUMNS",
+    "default_store_path",
+    "active_annotations",
+    "validate_annotation",
+    "AnnotationStore",
+    "import_csv",
+]
+
+#: File name of the store beside a run's graded outputs.
+DEFAULT_STORE_NAME = "annotations.sqlite"
+#: How long a writer waits for another process's write to finish before giving up.
+BUSY_TIMEOUT_S = 10.0
+#: Columns of an annotation CSV, and whether each is required (see :func:`import_csv`).
+CSV_COLUMNS: dict[str, bool] = {
+    "record_id": True,
+    "turn": True,
+    "category": True,
+    "annotator": False,
+    "system": False,
+    "corrected_answer": False,
+    "corrected_program": False,
+    "note": False,
+    "exclude": False,
+}
+
+#: The fields an annotation is given (the keyword arguments of :meth:`AnnotationStore.annotate`).
+_FIELDS = (
+    "annotator",
+    "record_id",
+    "turn",
+    "category",
+    "system",
+    "corrected_answer",
+    "corrected_program",
+    "note",
+    "exclude",
+)
+_REQUIRED = ("annotator", "record_id", "turn", "category")
+#: Columns written by an INSERT (``event_id`` is assigned by SQLite).
+_INSERT_COLUMNS = tuple(ANNOTATION_EVENTS)[1:]
+_EXCLUDE_WORDS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False, "": False}
+
+T = TypeVar("T")
+
+
+def _sql_list(values: Iterable[str]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+_CREATE_EVENTS = f"""
+CREATE TABLE events (
+    event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ({_sql_list(ANNOTATION_KINDS)})),
+    created_at TEXT NOT NULL,
+    annotator TEXT NOT NULL CHECK (length(trim(annotator)) > 0),
+    record_id TEXT NOT NULL CHECK (length(trim(record_id)) > 0),
+    turn INTEGER NOT NULL CHECK (typeof(turn) = 'integer' AND turn >= 0),
+    system TEXT,
+    category TEXT CHECK (category IN ({_sql_list(ANNOTATION_CATEGORIES)})),
+    corrected_answer TEXT,
+    corrected_program TEXT,
+    note TEXT,
+    exclude INTEGER NOT NULL DEFAULT 0 CHECK (exclude IN (0, 1)),
+    retracts INTEGER REFERENCES events (event_id),
+    CHECK ((kind = 'annotation' AND category IS NOT NULL AND retracts IS NULL)
+        OR (kind = 'retraction' AND category IS NULL AND retracts IS NOT NULL))
+)
+"""
+_CREATE_INDEXES = (
+    "CREATE INDEX events_key ON events (record_id, turn, system)",
+    # one retraction per event, enforced by the file itself (also across processes)
+    "CREATE UNIQUE INDEX events_retracts ON events (retracts) WHERE retracts IS NOT NULL",
+)
+#: How the SQLite columns read back before they are cast to :data:`ANNOTATION_EVENTS`.
+_RAW_SCHEMA = {
+    name: (pl.Int64() if name in ("event_id", "turn", "exclude", "retracts") else pl.String())
+    for name in ANNOTATION_EVENTS
+}
+
+
+def default_store_path(graded_dir: str | Path) -> Path:
+    """The store of a run: ``annotations.sqlite`` in its graded-output directory.
+
+    Examples
+    --------
+    >>> default_store_path("out/dev").as_posix()
+    'out/dev/annotations.sqlite'
+    """
+    return Path(graded_dir) / DEFAULT_STORE_NAME
+
+
+def active_annotations(events: pl.DataFrame) -> pl.DataFrame:
+    """The annotations in force: not retracted, the latest per ``(record_id, turn, system)``.
+
+    A ``system`` that is null (an annotation about the gold turn) is its own key, different
+    from every system. When the latest annotation of a key is retracted, the one before it
+    (if any, and not retracted) is in force again.
+
+    Parameters
+    ----------
+    events
+        Rows of :data:`workbench.schema.ANNOTATION_EVENTS` (:meth:`AnnotationStore.events`).
+
+    Returns
+    -------
+    pl.DataFrame
+        The columns of :data:`ANNOTATION_EVENTS` without ``kind`` and ``retracts``, sorted
+        by ``record_id``, ``turn``, ``system`` (null first).
+
+    Examples
+    --------
+    >>> from workbench.schema import ANNOTATION_EVENTS
+    >>> events = pl.DataFrame(
+    ...     {"event_id": [1, 2, 3], "kind": ["annotation", "annotation", "retraction"], "record_id": ["r", "r", "r"],
+    ...      "turn": [0, 0, 0], "category": ["mislabel", "other", None], "retracts": [None, None, 2]},
+    ... ).with_columns(pl.col("kind").cast(ANNOTATION_EVENTS["kind"]))
+    >>> active_annotations(events.select("event_id", "kind", "record_id", "turn", "category", "retracts")).rows()
+    [(1, 'r', 0, 'mislabel')]
+    """
+    retracted = events.filter(pl.col("kind") == "retraction").get_column("retracts").drop_nulls()
+    keep = [c for c in events.columns if c not in ("kind", "retracts")]
+    return (
+        events.filter((pl.col("kind") == "annotation") & ~pl.col("event_id").is_in(retracted.implode()))
+        .sort("event_id")
+        .unique(subset=[k for k in ANNOTATION_KEYS if k in events.columns], keep="last", maintain_order=True)
+        .sort([k for k in (*ANNOTATION_KEYS, "event_id") if k in events.columns], nulls_last=False)
+        .select(keep)
+    )
+
+
+# --------------------------------------------------------------------------- validation
+def _text_or_none(value: Any) -> Any:
+    """Empty or blank optional text means "not given"."""
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+def _check(values: Mapping[str, Any], file: str, location: str = "") -> tuple[Any, ...]:
+    """Validate one annotation and return it as the row to insert (``_FIELDS`` order)."""
+
+    def fail(field: str, problem: str, fix: str) -> InputError:
+        return InputError(file, problem, location=location, field=field, fix=fix)
+
+    unknown = [k for k in values if k not in _FIELDS]
+    if unknown:
+        raise fail(
+            unknown[0], f"unknown field {unknown[0]!r}", f"use only the fields {', '.join(_FIELDS)} (or drop it)"
+        )
+    missing = [k for k in _REQUIRED if k not in values]
+    if missing:
+        raise fail(missing[0], f"missing required field {missing[0]!r}", f"give {', '.join(_REQUIRED)}")
+    for name in ("annotator", "record_id"):
+        value = values[name]
+        if not isinstance(value, str) or not value.strip():
+            raise fail(name, f"expected a non-empty text, got {value!r}", f"give the {name.replace('_', ' ')}")
+    turn = values["turn"]
+    if isinstance(turn, bool) or not isinstance(turn, numbers.Integral) or turn < 0:
+        raise fail("turn", f"expected a whole number >= 0, got {turn!r}", "give the 0-based turn index")
+    category = values["category"]
+    if category not in ANNOTATION_CATEGORIES:
+        raise fail(
+            "category",
+            f"expected one of {', '.join(ANNOTATION_CATEGORIES)}, got {category!r}",
+            "use one of the listed categories",
+        )
+    optional = {name: _text_or_none(values.get(name)) for name in ("system", "corrected_answer", "note")}
+    for name, value in optional.items():
+        if value is not None and not isinstance(value, str):
+            raise fail(name, f"expected text or nothing, got {value!r}", f"give the {name.replace('_', ' ')} as text")
+    program = _text_or_none(values.get("corrected_program"))
+    if program is not None:
+        if not isinstance(program, str):
+            raise fail("corrected_program", f"expected program text, got {program!r}", "give the program as text")
+        try:
+            parse_program(program)
+        except ProgramSyntaxError as exc:
+            raise fail(
+                "corrected_program",
+                f"the program {program!r} does not parse ({exc})",
+                "write it in the ConvFinQA program language, e.g. 'subtract(60.94, 25.14), divide(#0, 25.14)'",
+            ) from None
+    exclude = values.get("exclude", False)
+    if not isinstance(exclude, bool):
+        raise fail("exclude", f"expected True or False, got {exclude!r}", "give exclude as a boolean")
+    return (
+        values["annotator"].strip(),
+        values["record_id"],
+        int(turn),
+        category,
+        optional["system"],
+        optional["corrected_answer"],
+        program,
+        optional["note"],
+        exclude,
+    )
+
+
+def validate_annotation(
+    *,
+    annotator: Any,
+    record_id: Any,
+    turn: Any,
+    category: Any,
+    system: Any = None,
+    corrected_answer: Any = None,
+    corrected_program: Any = None,
+    note: Any = None,
+    exclude: Any = False,
+    where: str = "",
+) -> None:
+    """Check one annotation before it is stored; raise :class:`InputError` when it cannot be.
+
+    Parameters
+    ----------
+    annotator, record_id, turn, category, system, corrected_answer, corrected_program, note, exclude
+        The fields of :meth:`AnnotationStore.annotate`. Blank optional text counts as not given.
+    where
+        Where the annotation comes from (``"annotations.csv line 4"``), for the message.
+
+    Raises
+    ------
+    InputError
+        Naming ``where``, the field, what was expected and got, and the fix: an empty
+        annotator or record id, a turn that is not a whole number >= 0, an unknown category,
+        a corrected program that does not parse, an ``exclude`` that is not a bool.
+
+    Examples
+    --------
+    >>> validate_annotation(annotator="ana", record_id="r1", turn=2, category="mislabel")
+    >>> validate_annotation(annotator="ana", record_id="r1", turn=2, category="typo", where="a.csv line 4")
+    Traceback (most recent call last):
+    ...
+    workbench.errors.InputError: a.csv line 4: field 'category': expected one of missing_value, unit_inconsistency, \
+sign_inconsistency, mislabel, ambiguous_question, model_error, other, got 'typo'. Fix: use one of the listed categories
+    """
+    _check(
+        {
+            "annotator": annotator,
+            "record_id": record_id,
+            "turn": turn,
+            "category": category,
+            "system": system,
+            "corrected_answer": corrected_answer,
+            "corrected_program": corrected_program,
+            "note": note,
+            "exclude": exclude,
+        },
+        where or "annotation",
+    )
+
+
+# --------------------------------------------------------------------------- the store
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
+
+
+class AnnotationStore:
+    """An append-only log of annotation events in one SQLite file (WAL mode).
+
+    One object owns one connection; it can be used from several threads (a widget's
+    callback thread included), and several processes can open the same file at once.
+
+    Parameters
+    ----------
+    path
+        The SQLite file (usually :func:`default_store_path` of the run's output directory).
+    create
+        Create the file and its table when missing; with ``False`` a missing file is a
+        :class:`UsageError`.
+
+    Raises
+    ------
+    UsageError
+        The file is missing (``create=False``), is another SQLite database, or was written
+        by a workbench with another annotation schema version.
+    InputError
+        The file is not an SQLite database.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> store = AnnotationStore(Path(tempfile.mkdtemp()) / "a.sqlite")
+    >>> store.annotate(annotator="ana", record_id="r1", turn=1, category="other", note="check the table")
+    1
+    >>> store.events().select("event_id", "kind", "note").rows()
+    [(1, 'annotation', 'check the table')]
+    >>> store.snapshot()["n_events"]
+    1
+    >>> store.close()
+    """
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        if not self.path.exists():
+            if not create:
+                raise UsageError(
+                    f"no annotation store at {self.path}. Fix: check the path, or open it with create=True to start one"
+                )
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn: sqlite3.Connection | None = sqlite3.connect(
+            str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+        )
+        try:
+            self._configure(create)
+        except BaseException:
+            self._conn.close()
+            self._conn = None
+            raise
+
+    # ----------------------------------------------------------------- setup
+    def _configure(self, create: bool) -> None:
+        conn = self._connection()
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        try:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise InputError(
+                str(self.path),
+                f"not an SQLite database ({exc})",
+                fix="give the path of an annotation store (annotations.sqlite) or of a file that does not exist yet",
+            ) from None
+        if str(mode).lower() != "wal":
+            raise UsageError(
+                f"the annotation store {self.path} cannot use WAL mode (SQLite answered {mode!r}). "
+                "Fix: put the store on a local file system"
+            )
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        version = self._user_version()
+        if version == 0:
+            self._write(lambda c: self._create_tables(c, create))
+            version = self._user_version()
+        if version != ANNOTATION_SCHEMA_VERSION:
+            raise UsageError(
+                f"the annotation store {self.path} has schema version {version}, but this workbench reads version "
+                f"{ANNOTATION_SCHEMA_VERSION}. Fix: open it with the workbench version that wrote it, "
+                "or start a new store (another file name)"
+            )
+        columns = tuple(row[1] for row in conn.execute("PRAGMA table_info(events)"))
+        if columns != tuple(ANNOTATION_EVENTS):
+            raise UsageError(
+                f"the annotation store {self.path} has events columns {', '.join(columns) or '(none)'}, expected "
+                f"{', '.join(ANNOTATION_EVENTS)}. Fix: start a new store (another file name)"
+            )
+
+    def _user_version(self) -> int:
+        return int(self._connection().execute("PRAGMA user_version").fetchone()[0])
+
+    def _create_tables(self, conn: sqlite3.Connection, create: bool) -> None:
+        if self._user_version() != 0:  # another process created it while we waited for the lock
+            return
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        if tables:
+            raise UsageError(
+                f"{self.path} is an SQLite database but not an annotation store (tables: {', '.join(tables)}). "
+                "Fix: give another file name for the store"
+            )
+        if not create:
+            raise UsageError(
+                f"{self.path} is empty, not an annotation store. Fix: open it with create=True to start one"
+            )
+        conn.execute(_CREATE_EVENTS)
+        for statement in _CREATE_INDEXES:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {ANNOTATION_SCHEMA_VERSION}")
+
+    # ----------------------------------------------------------------- plumbing
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise UsageError(f"the annotation store {self.path} is closed. Fix: open a new AnnotationStore")
+        return self._conn
+
+    def _write(self, body: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``body`` in one write transaction, committed (durably) before returning."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise WorkbenchError(
+                    f"the annotation store {self.path} stayed locked by another writer for {BUSY_TIMEOUT_S:g} s "
+                    f"({exc}); nothing was written. Fix: try again"
+                ) from None
+            try:
+                result = body(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            return result
+
+    @staticmethod
+    def _insert(conn: sqlite3.Connection, row: tuple[Any, ...]) -> int:
+        """Insert an annotation given in ``_FIELDS`` order; return its event id."""
+        values = dict(zip(_FIELDS, row, strict=True))
+        values.update(kind="annotation", created_at=_now(), retracts=None)
+        cursor = conn.execute(
+            f"INSERT INTO events ({', '.join(_INSERT_COLUMNS)}) VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})",
+            [values[c] for c in _INSERT_COLUMNS],
+        )
+        return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+    def _insert_many(self, rows: list[tuple[Any, ...]]) -> list[int]:
+        return self._write(lambda conn: [self._insert(conn, row) for row in rows])
+
+    # ----------------------------------------------------------------- writing
+    def annotate(
+        self,
+        *,
+        annotator: str,
+        record_id: str,
+        turn: int,
+        category: str,
+        system: str | None = None,
+        corrected_answer: str | None = None,
+        corrected_program: str | None = None,
+        note: str | None = None,
+        exclude: bool = False,
+    ) -> int:
+        """Append one annotation; it is committed to disk before this returns.
+
+        ``system`` null means the annotation is about the gold turn itself; blank optional
+        text counts as not given.
+
+        Returns
+        -------
+        int
+            The new event's ``event_id``.
+
+        Raises
+        ------
+        InputError
+            When a field is not valid (see :func:`validate_annotation`).
+        """
+        row = _check(
+            {
+                "annotator": annotator,
+                "record_id": record_id,
+                "turn": turn,
+                "category": category,
+                "system": system,
+                "corrected_answer": corrected_answer,
+                "corrected_program": corrected_program,
+                "note": note,
+                "exclude": exclude,
+            },
+            "annotation",
+        )
+        return self._insert_many([row])[0]
+
+    def annotate_many(self, rows: Iterable[Mapping[str, Any]], *, where: str = "") -> list[int]:
+        """Append several annotations in one transaction: all of them, or (on any error) none.
+
+        Parameters
+        ----------
+        rows
+            Mappings with the keyword arguments of :meth:`annotate`.
+        where
+            Where the rows come from, for error messages (``"row N"`` is added).
+
+        Returns
+        -------
+        list[int]
+            The event ids, in the order of ``rows``.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> with AnnotationStore(Path(tempfile.mkdtemp()) / "a.sqlite") as store:
+        ...     store.annotate_many([{"annotator": "ana", "record_id": "r", "turn": t, "category": "other"}
+        ...                          for t in range(3)])
+        [1, 2, 3]
+        """
+        checked = [_check(row, where or "annotations", f"row {i}") for i, row in enumerate(rows, 1)]
+        return self._insert_many(checked) if checked else []
+
+    def retract(self, event_id: int, *, annotator: str) -> int:
+        """Append a retraction of annotation ``event_id`` (undo); return the retraction's id.
+
+        Raises
+        ------
+        UsageError
+            When ``event_id`` is not an annotation of this store, or is already retracted.
+        """
+        if not isinstance(annotator, str) or not annotator.strip():
+            raise UsageError(f"retract needs the annotator's name, got {annotator!r}. Fix: pass annotator='name'")
+        if isinstance(event_id, bool) or not isinstance(event_id, numbers.Integral):
+            raise UsageError(f"retract takes an event id (an integer), got {event_id!r}. Fix: pass the event_id")
+
+        def body(conn: sqlite3.Connection) -> int:
+            found = conn.execute(
+                "SELECT kind, record_id, turn, system FROM events WHERE event_id = ?", (int(event_id),)
+            ).fetchone()
+            if found is None:
+                raise UsageError(
+                    f"there is no event {event_id} in the annotation store {self.path}. "
+                    "Fix: retract an event_id that annotate() returned"
+                )
+            kind, record_id, turn, system = found
+            if kind != "annotation":
+                raise UsageError(
+                    f"event {event_id} is a retraction; only annotations can be retracted. "
+                    "Fix: annotate the turn again instead"
+                )
+            done = conn.execute("SELECT event_id FROM events WHERE retracts = ?", (int(event_id),)).fetchone()
+            if done is not None:
+                raise UsageError(
+                    f"event {event_id} is already retracted (by event {done[0]}). Fix: nothing to undo for it"
+                )
+            values = {
+                "kind": "retraction",
+                "created_at": _now(),
+                "annotator": annotator.strip(),
+                "record_id": record_id,
+                "turn": turn,
+                "system": system,
+                "category": None,
+                "corrected_answer": None,
+                "corrected_program": None,
+                "note": None,
+                "exclude": False,
+                "retracts": int(event_id),
+            }
+            cursor = conn.execute(
+                f"INSERT INTO events ({', '.join(_INSERT_COLUMNS)}) VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})",
+                [values[c] for c in _INSERT_COLUMNS],
+            )
+            return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+        return self._write(body)
+
+    # ----------------------------------------------------------------- reading
+    def _rows(self) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return (
+                self._connection()
+                .execute(f"SELECT {', '.join(ANNOTATION_EVENTS)} FROM events ORDER BY event_id")
+                .fetchall()
+            )
+
+    def events(self) -> pl.DataFrame:
+        """Every event, in the order the store received them (:data:`ANNOTATION_EVENTS` schema)."""
+        raw = pl.DataFrame(self._rows(), schema=_RAW_SCHEMA, orient="row")
+        return raw.with_columns(
+            pl.col("kind").cast(ANNOTATION_EVENTS["kind"]),
+            pl.col("created_at").str.to_datetime("%Y-%m-%dT%H:%M:%S%.f%:z", time_unit="us").dt.convert_time_zone("UTC"),
+            pl.col("turn").cast(pl.Int32),
+            pl.col("category").cast(ANNOTATION_EVENTS["category"]),
+            pl.col("exclude").cast(pl.Boolean),
+        ).select(pl.col(name).cast(dtype) for name, dtype in ANNOTATION_EVENTS.items())
+
+    def active(self) -> pl.DataFrame:
+        """The annotations in force (:func:`active_annotations` of :meth:`events`)."""
+        return active_annotations(self.events())
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the store holds now: ``n_events``, ``max_event_id`` (0 when empty), and a
+        ``sha256`` of every event's content (changes whenever an event is added)."""
+        rows = self._rows()
+        digest = hashlib.sha256()
+        for row in rows:
+            digest.update(json.dumps(list(row), ensure_ascii=False).encode("utf-8") + b"\n")
+        return {"n_events": len(rows), "max_event_id": rows[-1][0] if rows else 0, "sha256": digest.hexdigest()}
+
+    # ----------------------------------------------------------------- lifetime
+    def close(self) -> None:
+        """Close the connection (again: no effect)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> AnnotationStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._conn is None else "open"
+        return f"AnnotationStore({str(self.path)!r}, {state})"
+
+
+# --------------------------------------------------------------------------- CSV import
+def _csv_turn(text: str, file: str, location: str) -> int | str:
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(
+            file,
+            f"expected a whole number >= 0, got {text!r}",
+            location=location,
+            field="turn",
+            fix="give the 0-based turn index",
+        ) from None
+
+
+def _csv_exclude(text: str, file: str, location: str) -> bool:
+    word = text.strip().lower()
+    if word not in _EXCLUDE_WORDS:
+        raise InputError(
+            file,
+            f"expected true/false/1/0/yes/no or empty, got {text!r}",
+            location=location,
+            field="exclude",
+            fix="write exclude as true or false",
+        )
+    return _EXCLUDE_WORDS[word]
+
+
+def import_csv(store: AnnotationStore, path: str | Path, *, annotator: str | None = None) -> list[int]:
+    """Append the annotations of a CSV file, all in one transaction.
+
+    Columns: ``record_id``, ``turn``, ``category`` (required); ``annotator`` (or the
+    argument, used where the column is missing or empty), ``system``, ``corrected_answer``,
+    ``corrected_program``, ``note``, ``exclude`` (``true/false/1/0/yes/no``, empty is false).
+    Every row is validated before anything is written.
+
+    Returns
+    -------
+    list[int]
+        The new event ids, in file order.
+
+    Raises
+    ------
+    InputError
+        For a missing file, an unknown or missing column, or a row that is not valid
+        (naming its line and field); nothing is written then.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.csv").write_text("record_id,turn,category,exclude\\nr1,0,mislabel,yes\\nr2,3,other,\\n")
+    >>> with AnnotationStore(folder / "a.sqlite") as store:
+    ...     import_csv(store, folder / "a.csv", annotator="ana")
+    ...     store.active().select("record_id", "turn", "category", "exclude").rows()
+    [1, 2]
+    [('r1', 0, 'mislabel', True), ('r2', 3, 'other', False)]
+    """
+    path = Path(path)
+    file = str(path)
+    if not path.is_file():
+        raise InputError(file, "file not found", fix="check the path of the annotation CSV")
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        header = [name.strip() for name in reader.fieldnames or []]
+        if not header:
+            raise InputError(file, "empty file (no header line)", location="line 1", fix="start with a header line")
+        reader.fieldnames = header
+        for name in header:
+            if name not in CSV_COLUMNS:
+                raise InputError(
+                    file,
+                    f"unknown column {name!r}",
+                    location="line 1",
+                    field=name,
+                    fix=f"use only the columns {', '.join(CSV_COLUMNS)}",
+                )
+        duplicated = sorted({name for name in header if header.count(name) > 1})
+        if duplicated:
+            raise InputError(
+                file, "column given twice", location="line 1", field=duplicated[0], fix="keep one column of that name"
+            )
+        required = [name for name, needed in CSV_COLUMNS.items() if needed]
+        missing = [name for name in required if name not in header]
+        if missing:
+            raise InputError(
+                file,
+                "missing column",
+                location="line 1",
+                field=missing[0],
+                fix=f"the header needs {', '.join(required)}",
+            )
+        if "annotator" not in header and not annotator:
+            raise InputError(
+                file,
+                "no annotator column and no annotator given",
+                location="line 1",
+                field="annotator",
+                fix="add an annotator column, or pass annotator='name'",
+            )
+        rows = []
+        for record in reader:
+            location = f"line {reader.line_num}"
+            if None in record:
+                raise InputError(
+                    file,
+                    f"{len(record[None])} more value(s) than columns",  # type: ignore[index]
+                    location=location,
+                    fix="quote values that contain commas",
+                )
+            text = {name: (value or "") for name, value in record.items()}
+            values: dict[str, Any] = {
+                "annotator": text.get("annotator", "").strip() or (annotator or ""),
+                "record_id": text["record_id"].strip(),
+                "turn": _csv_turn(text["turn"], file, location),
+                "category": text["category"].strip(),
+                "exclude": _csv_exclude(text.get("exclude", ""), file, location),
+            }
+            for name in ("system", "corrected_answer", "corrected_program", "note"):
+                values[name] = text.get(name) or None
+            rows.append(_check(values, file, location))
+    return store._insert_many(rows) if rows else []
