@@ -95,3 +95,55 @@ def test_scores_before_and_after_cleaning(tmp_path: Path) -> None:
     effect = cleaning_effect(run, active).row(0, named=True)
     assert effect["n_changed"] == 1
     assert effect["n_correct_after"] == effect["n_correct_before"] + 1
+
+
+def test_imported_corrections_flip_exactly_those_turns_after_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The acceptance round trip through the command line: import two corrections, export,
+    re-load the export and re-grade the bundled run; only those two verdicts change (the
+    turns are explained in tests/io/test_exports.py)."""
+    csv = tmp_path / "corrections.csv"
+    csv.write_text(
+        "record_id,turn,category,corrected_answer,corrected_program,note\n"
+        'Double_ETR/2011/page_341.pdf,3,mislabel,3.47%,"add(18.9, -0.3), divide(#0, 536.7)",program stops early\n'
+        "Single_PM/2015/page_85.pdf-1,0,sign_inconsistency,1,,display answer taken\n",
+        encoding="utf-8",
+    )
+    store = tmp_path / "a.sqlite"
+    assert _run(capsys, "annotations", "import", str(csv), "--store", str(store), "--annotator", "t")[0] == 0
+    out = tmp_path / "clean"
+    code, _, err = _run(capsys, "export", "--dataset", str(DEV), "--annotations", str(store), "--out", str(out))
+    assert code == 0, err
+    claude = REPO / "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6/2026-05-04T06-35-00Z/predictions.jsonl"
+    before = grade_run(resolve(dataset=DEV, predictions=[str(claude)], systems="c")).turns
+    after = grade_run(resolve(dataset=out / DEV.name, predictions=[str(claude)], systems="c")).turns
+    keys = ["record_id", "turn"]
+    joined = before.select(*keys, "correct").join(after.select(*keys, "correct"), on=keys, suffix="_after")
+    flipped = joined.filter(pl.col("correct") != pl.col("correct_after")).sort(keys)
+    assert flipped.rows() == [
+        ("Double_ETR/2011/page_341.pdf", 3, False, True),
+        ("Single_PM/2015/page_85.pdf-1", 0, True, False),
+    ]
+    assert joined.height == 1490
+
+
+def test_report_shows_scores_before_and_after_cleaning(tmp_path: Path) -> None:
+    from workbench.annotations.store import AnnotationStore
+    from workbench.report import run_template
+
+    run = grade_run(resolve(dataset=SMALL, predictions=[str(SMALL_PREDS)], systems="claude"))
+    wrong = run.turns.filter(~pl.col("correct") & pl.col("answer").is_not_null()).row(0, named=True)
+    store = tmp_path / "a.sqlite"
+    with AnnotationStore(store) as notes:
+        notes.annotate(
+            annotator="t",
+            record_id=wrong["record_id"],
+            turn=wrong["turn"],
+            category="mislabel",
+            corrected_answer=wrong["answer"],
+        )
+    params = {"dataset": str(SMALL), "predictions": str(SMALL_PREDS), "systems": "claude", "annotations": str(store)}
+    result = run_template("02-error-slices", parameters={**params, "n_boot": 100}, out_dir=tmp_path / "r")
+    page = result.html.read_text(encoding="utf-8")
+    assert "Scores before and after cleaning (1 gold annotations in force: 1 corrected answers" in page
