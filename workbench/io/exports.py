@@ -222,7 +222,7 @@ def _plan(gold: GoldDataset, active: pl.DataFrame) -> _Plan:
     corrections: dict[tuple[str, int], _Correction] = {}
     excluded: dict[str, list[int]] = {}
     n_gold = 0
-    retract = "retract that annotation (AnnotationStore.retract(event_id)), or export the dataset it was made on"
+    retract = "retract that annotation (undo in the triage view, or AnnotationStore.retract(event_id, annotator=...)), or export the dataset it was made on"
     for row in active.sort("event_id").iter_rows(named=True):
         record_id, turn = row["record_id"], row["turn"]
         if record_id not in n_turns:
