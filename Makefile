@@ -17,9 +17,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 report: $(STAMP)
-	$(BIN)/workbench report --template 01-overview
-	$(BIN)/workbench report --template 02-error-slices
-	$(BIN)/workbench report --template 04-compare-systems
+	$(BIN)/workbench report --config notebooks/bundled.yaml
 
 test: test-package test-notebooks
 
@@ -33,6 +31,7 @@ test-notebooks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/grading_throughput.py
 	$(BIN)/python benchmarks/slices_speed.py
+	$(BIN)/python benchmarks/report_speed.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

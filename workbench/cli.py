@@ -93,6 +93,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("--template", default="01-overview", help="template name under notebooks/")
     report.add_argument("--out", type=Path, default=None, help="output directory (default: reports/<template>/)")
+    report.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        metavar="FILE.yaml",
+        help="run a batch of reports listed in a YAML file (see workbench.batch); the other options must be unset",
+    )
+    report.add_argument("--quiet", action="store_true", help="no progress bar")
     _common(report)
     return parser
 
@@ -214,26 +222,45 @@ def _split_files(dataset: str | None, files: list[str]) -> tuple[str | None, lis
 
 
 def _report(args: argparse.Namespace) -> int:
+    from workbench.batch import ReportJob, load_batch
     from workbench.report import run_template
 
-    # resolve() validates counts and paths before the kernel starts.
-    resolve(
-        dataset=args.dataset,
-        predictions=args.predictions,
-        systems=args.system,
-        column_map=args.maps,
-    )
-    parameters = {
-        "dataset": str(args.dataset),
-        "predictions": ";".join(str(p) for p in args.predictions),
-        "systems": ";".join(args.system),
-        "column_map": ";".join(args.maps),
-    }
-    parameters = {k: v for k, v in parameters.items() if v}
-    result = run_template(args.template, parameters=parameters, out_dir=args.out)
-    print(f"notebook: {result.notebook}")
-    print(f"html: {result.html}")
-    return 0
+    if args.config is not None:
+        given = [name for name in ("dataset", "predictions", "system", "maps", "out") if getattr(args, name)]
+        if given or args.template != "01-overview":
+            raise UsageError(
+                f"--config was given with {', '.join('--' + n for n in given) or '--template'}. "
+                "Fix: put those settings in the YAML file, or drop --config"
+            )
+        jobs = load_batch(args.config)
+    else:
+        # resolve() validates counts and paths before the kernel starts.
+        resolve(dataset=args.dataset, predictions=args.predictions, systems=args.system, column_map=args.maps)
+        parameters = {
+            "dataset": str(args.dataset),
+            "predictions": ";".join(str(p) for p in args.predictions),
+            "systems": ";".join(args.system),
+            "column_map": ";".join(args.maps),
+        }
+        jobs = [ReportJob(args.template, {k: v for k, v in parameters.items() if v}, args.out)]
+    failures = 0
+    for index, job in enumerate(jobs, start=1):
+        if len(jobs) > 1:
+            print(f"[{index}/{len(jobs)}] {job.template}", file=sys.stderr)
+        try:
+            result = run_template(job.template, parameters=job.parameters, out_dir=job.out_dir, progress=not args.quiet)
+        except WorkbenchError as exc:
+            if len(jobs) == 1:
+                raise
+            failures += 1
+            kind = "report failed" if isinstance(exc, ReportError) else "error"
+            print(f"workbench: {kind}: {job.template}: {exc}", file=sys.stderr)
+            continue
+        print(f"notebook: {result.notebook}")
+        print(f"html: {result.html}")
+        if result.changes is not None:
+            print(f"changes since the previous run: {result.changes}")
+    return 1 if failures else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
