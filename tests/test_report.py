@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import html
 import re
+import runpy
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import plotly.graph_objects as go
@@ -68,8 +73,8 @@ def test_failing_cell_names_cell_and_error_and_keeps_notebook(tmp_path: Path) ->
     assert kept.exists() and kept.parent == tmp_path
 
 
-def test_model_output_is_escaped_in_tables() -> None:
-    turns = pl.DataFrame(
+def _hostile_turns() -> pl.DataFrame:
+    return pl.DataFrame(
         {
             "system": ["s"],
             "record_id": ["r"],
@@ -86,7 +91,10 @@ def test_model_output_is_escaped_in_tables() -> None:
             "correct": [False],
         }
     )
-    markup = tables.failed_turns(turns).markup
+
+
+def test_model_output_is_escaped_in_tables() -> None:
+    markup = tables.failed_turns(_hostile_turns()).markup
     assert "<script>" not in markup and "<img" not in markup
     assert markup.count("&lt;script&gt;window.__pwned=1&lt;/script&gt;") == 4
 
@@ -102,3 +110,70 @@ def test_figure_json_cannot_close_its_script_tag() -> None:
     page = render_html(nb, title="t")
     assert "window.__pwned=3</script>" not in page and HOSTILE not in page
     assert page.count('class="plotly-figure"') == 1 and "Plotly.newPlot" in page
+
+
+def _page_with(*outputs: dict[str, Any]) -> str:
+    cell = nbformat.v4.new_code_cell("x")
+    cell.outputs = [nbformat.v4.new_output("display_data", data=data) for data in outputs]
+    return render_html(nbformat.v4.new_notebook(cells=[cell]), title="t")
+
+
+def _inline_scripts(page: str) -> list[str]:
+    """The scripts the browser runs: ``<script>`` elements without a type (JSON blocks are data)."""
+    return re.findall(r"<script>(.*?)</script>", page, flags=re.DOTALL)
+
+
+def _policy(page: str) -> dict[str, str]:
+    """The page's Content-Security-Policy, directive name to its sources."""
+    found = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    assert found, "the page declares no Content-Security-Policy"
+    assert "<script" not in page[: found.start()], "the policy must precede every script"
+    return dict(d.strip().split(" ", 1) for d in html.unescape(found.group(1)).split(";"))
+
+
+def test_content_security_policy_allows_exactly_the_pages_own_scripts() -> None:
+    fig = go.Figure(go.Bar(x=["a"], y=[1]))
+    sortable = tables.html_table(pl.DataFrame({"n": [1]}), sortable=True).markup
+    page = _page_with({"application/vnd.plotly.v1+json": fig.to_plotly_json()}, {"text/html": sortable})
+    scripts = _inline_scripts(page)
+    assert len(scripts) == 4  # plotly config, plotly.js, figure boot, table boot
+    policy = _policy(page)
+    hashes = [base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() for s in scripts]
+    assert policy["script-src"] == " ".join(f"'sha256-{h}'" for h in hashes)  # no 'unsafe-inline', no eval
+    assert policy["default-src"] == "'none'" and "connect-src" not in policy  # no fetch of any kind
+    assert policy["img-src"] == "data:" and policy["base-uri"] == "'none'"
+
+
+def test_table_script_comes_only_with_a_sortable_table_and_uses_no_eval_or_handler_attributes() -> None:
+    plain = _page_with({"text/html": tables.html_table(pl.DataFrame({"n": [1]})).markup})
+    assert "<script" not in plain and _policy(plain)["script-src"] == "'none'"
+    page = _page_with({"text/html": tables.failed_turns(_hostile_turns()).markup})
+    (script,) = _inline_scripts(page)
+    assert "data-wb-sortable" in script and "addEventListener" in script
+    for unsafe in (
+        "eval(",
+        "Function(",
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "setAttribute('on",
+    ):
+        assert unsafe not in script, unsafe
+    assert page.index("<script>") > page.index("</main>"), "the table script runs after the tables exist"
+    assert HOSTILE not in page
+
+
+def test_markdown_outputs_are_escaped_but_template_markdown_keeps_its_markup() -> None:
+    page = _page_with({"text/markdown": f"**bold** {HOSTILE}"})
+    assert "<strong>bold</strong>" in page and HOSTILE not in page and "&lt;script&gt;" in page
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("| a |\n|---|\n| <code>x</code> |")])
+    assert "<td><code>x</code></td>" in render_html(nb, title="t")
+
+
+def test_hostile_fixtures_are_what_their_script_writes() -> None:
+    script = runpy.run_path(str(REPO / "tests/fixtures/hostile/make_hostile.py"))
+    assert script["HOSTILE"] == HOSTILE
+    assert script["PREDICTIONS_OUT"].read_text(encoding="utf-8") == script["hostile_predictions"]()
+    assert script["GOLD_OUT"].read_text(encoding="utf-8") == script["hostile_gold"]()
+    assert script["GOLD_OUT"].parent == REPO / "tests/fixtures/hostile"

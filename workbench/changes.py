@@ -172,7 +172,8 @@ def _turn_list(frame: pl.DataFrame, limit: int = 200) -> str:
     if not frame.height:
         return "<p>none</p>"
     items = "".join(
-        f"<li>{html.escape(s)}: <code>{html.escape(r)}</code> turn {t}</li>" for s, r, t in frame.head(limit).iter_rows()
+        f"<li>{html.escape(s)}: <code>{html.escape(r)}</code> turn {t}</li>"
+        for s, r, t in frame.head(limit).iter_rows()
     )
     more = f"<p class='wb-note'>and {frame.height - limit} more</p>" if frame.height > limit else ""
     return f"<ul>{items}</ul>{more}"

@@ -5,26 +5,32 @@ MathJax and mermaid from CDNs and drop plotly's output type. Here plotly.js is e
 once in the page, figures are drawn from their JSON (kept in ``application/json`` script
 tags, so no output can close a script), text outputs are escaped, and code cells are left
 out.
+
+Tables marked sortable (:func:`workbench.tables.html_table` with ``sortable=True``) get a
+search box and click-to-sort headers from one script at the end of the page; no markup
+carries an event-handler attribute and no script uses ``eval``. The page declares a
+Content-Security-Policy that allows only its own inline scripts (by their SHA-256 hash) and
+no network at all, so markup that slipped into an output could neither run nor fetch.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from workbench.config import project_root
 from workbench.errors import ReportError, UsageError
+from workbench.grading import patterns
 from workbench.io.outputs import write_atomic
 
 __all__ = ["ReportResult", "template_path", "template_parameters", "run_template", "render_html"]
 
 DEFAULT_TEMPLATE = "01-overview"
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#fafafa;color:#222}
@@ -43,15 +49,29 @@ details.wb-drill summary{cursor:pointer;padding:4px 0}
 pre.wb-text{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 pre.wb-error{background:#fff0f0;color:#900;padding:8px;overflow:auto}
 .plotly-figure{width:100%;min-height:380px}
+.wb-tools{display:flex;gap:12px;align-items:center;margin:8px 0 4px;font-size:13px}
+.wb-tools input{font:inherit;padding:4px 8px;border:1px solid #ccc;border-radius:4px;min-width:280px}
+.wb-count{color:#666}
+table.wb-table th button.wb-sort{font:inherit;font-weight:600;color:inherit;background:none;border:0;padding:0;cursor:pointer;text-align:left}
+table.wb-table th button.wb-sort:focus-visible{outline:2px solid #2563eb;outline-offset:2px}
+.wb-arrow{margin-left:4px;color:#999;font-size:11px}
+th[aria-sort=ascending] .wb-arrow,th[aria-sort=descending] .wb-arrow{color:#222}
 """
 
 
 @dataclass(frozen=True)
 class ReportResult:
-    """Where a report run wrote its files."""
+    """Where a report run wrote its files, and what changed since the previous run.
+
+    ``manifest`` is the run manifest (``<slug>.manifest.json``); ``changes`` a one-line
+    summary of the changes since the previous run of the template in the same folder, or
+    ``None`` when there was none.
+    """
 
     notebook: Path
     html: Path
+    manifest: Path | None = None
+    changes: str | None = None
 
 
 def template_path(template: str) -> Path:
@@ -92,6 +112,7 @@ def run_template(
     *,
     parameters: dict[str, Any] | None = None,
     out_dir: str | Path | None = None,
+    progress: bool = False,
 ) -> ReportResult:
     """Execute a template with papermill and write the executed notebook and its HTML.
 
@@ -102,7 +123,11 @@ def run_template(
     parameters
         Values for the template's ``parameters`` cell; unknown names are refused.
     out_dir
-        Where to write; default ``reports/<template>/``.
+        Where to write; default ``reports/<template>/``. When it holds an earlier run of the
+        template, the report opens with what changed since (metric deltas, turns that newly
+        fail or pass).
+    progress
+        Show papermill's progress bar (on standard error).
 
     Raises
     ------
@@ -127,26 +152,76 @@ def run_template(
     slug = _slug(params)
     notebook_out = out / f"{slug}.ipynb"
     html_out = out / f"{slug}.html"
+    graded = Path(params["graded_dir"]) if params.get("graded_dir") else out / f"{slug}.graded"
+    run_params = {**params, "graded_dir": str(graded)} if "graded_dir" in known else params
+    previous = _previous_run(out, path.stem)
     try:
         papermill.execute_notebook(
             str(path),
             str(notebook_out),
-            parameters=params,
+            parameters=run_params,
             kernel_name="python3",
-            progress_bar=False,
+            progress_bar=progress,
             cwd=str(project_root()),
         )
     except papermill.PapermillExecutionError as exc:
         raise ReportError(
-            f"{path.name}: cell {exc.exec_count} failed with {exc.ename}: {_ANSI.sub('', exc.evalue)}. "
+            f"{path.name}: cell {exc.exec_count} failed with {exc.ename}: {patterns.ANSI_ESCAPE.sub('', exc.evalue)}. "
             f"The partly executed notebook is {notebook_out}"
         ) from None
     import nbformat
 
+    from workbench.changes import build_manifest, changes_html, compare_runs, manifest_html, read_verdicts
+
+    summary_file, turns_file = graded / "summary.json", graded / "turns.parquet"
+    summary = json.loads(summary_file.read_text(encoding="utf-8")) if summary_file.exists() else None
+    manifest = build_manifest(template=path.stem, parameters=params, summary=summary, html_file=html_out.name)
+    verdicts = read_verdicts(turns_file) if turns_file.exists() else None
+    changes = None
+    if previous is not None and verdicts is not None:
+        old_manifest, old_verdicts = previous
+        changes = compare_runs(old_manifest, old_verdicts, manifest, verdicts)
     executed = nbformat.read(str(notebook_out), as_version=4)
     page = render_html(executed, title=f"{path.stem} report")
+    opening = changes_html(changes) if verdicts is not None else ""
+    page = page.replace("<main>", f"<main>{opening}", 1).replace("</main>", f"{manifest_html(manifest)}</main>", 1)
     write_atomic(html_out, lambda p: p.write_text(page, encoding="utf-8"))
-    return ReportResult(notebook=notebook_out, html=html_out)
+    manifest_out = out / f"{slug}.manifest.json"
+    if verdicts is not None:
+        write_atomic(out / f"{slug}.verdicts.parquet", verdicts.write_parquet)
+    text = json.dumps(manifest, indent=2, default=str) + "\n"
+    write_atomic(manifest_out, lambda p: p.write_text(text, encoding="utf-8"))
+    line = None
+    if changes is not None:
+        moved = ", ".join(
+            f"{system} {delta * 100:+.2f} pts"
+            for system, metric, _, _, delta in changes.metrics.iter_rows()
+            if metric == "turn_execution_accuracy" and delta is not None
+        )
+        line = (
+            f"turn execution accuracy {moved or 'n/a'}; {changes.newly_failing.height} turns newly failing, "
+            f"{changes.newly_passing.height} newly passing (against {changes.previous})"
+        )
+    return ReportResult(notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line)
+
+
+def _previous_run(out: Path, template: str) -> tuple[dict[str, Any], Any] | None:
+    """The newest earlier manifest of ``template`` in ``out`` and its verdicts, if any."""
+    import polars as pl
+
+    found = []
+    for candidate in out.glob("*.manifest.json"):
+        try:
+            manifest = json.loads(candidate.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(manifest, dict) and manifest.get("template") == template:
+            found.append((str(manifest.get("created_at", "")), candidate, manifest))
+    if not found:
+        return None
+    _, path, manifest = max(found, key=lambda item: (item[0], item[1].stat().st_mtime))
+    verdicts = path.with_name(path.name.replace(".manifest.json", ".verdicts.parquet"))
+    return manifest, (pl.read_parquet(verdicts) if verdicts.exists() else None)
 
 
 # --------------------------------------------------------------------------- HTML
@@ -156,10 +231,16 @@ def _json_script(value: Any, element_id: str) -> str:
     return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 
-def _markdown(source: str) -> str:
+#: The plugins of ``mistune.html`` (tables, strikethrough, footnotes).
+_MARKDOWN_PLUGINS = ("strikethrough", "footnotes", "table")
+
+
+def _markdown(source: str, *, escape: bool = False) -> str:
+    """Markdown as HTML; with ``escape`` raw HTML in it shows as text (for outputs, whose
+    markdown may carry data; the templates' own markdown cells may use HTML)."""
     import mistune
 
-    return str(mistune.html(source))
+    return str(mistune.markdown(source, escape=escape, plugins=_MARKDOWN_PLUGINS))
 
 
 def _output_html(output: Any, counter: list[int]) -> str:
@@ -167,10 +248,10 @@ def _output_html(output: Any, counter: list[int]) -> str:
     if kind == "stream":
         if output.get("name") == "stderr":
             return ""
-        return f'<pre class="wb-text">{html.escape(_ANSI.sub("", output.get("text", "")))}</pre>'
+        return f'<pre class="wb-text">{html.escape(patterns.ANSI_ESCAPE.sub("", output.get("text", "")))}</pre>'
     if kind == "error":
         text = f"{output.get('ename', '')}: {output.get('evalue', '')}"
-        return f'<pre class="wb-error">{html.escape(_ANSI.sub("", text))}</pre>'
+        return f'<pre class="wb-error">{html.escape(patterns.ANSI_ESCAPE.sub("", text))}</pre>'
     data = output.get("data", {})
     if "application/vnd.plotly.v1+json" in data:
         counter[0] += 1
@@ -182,7 +263,7 @@ def _output_html(output: Any, counter: list[int]) -> str:
     if "text/html" in data:
         return f'<div class="wb-output">{data["text/html"]}</div>'
     if "text/markdown" in data:
-        return _markdown(data["text/markdown"])
+        return _markdown(data["text/markdown"], escape=True)
     if "text/plain" in data:
         return f'<pre class="wb-text">{html.escape(data["text/plain"])}</pre>'
     return ""
@@ -195,9 +276,153 @@ document.querySelectorAll('.plotly-figure').forEach(function (div) {
 });
 """
 
+#: Search and sort for every ``table.wb-table[data-wb-sortable]``: a search box above the
+#: table keeps the rows whose text contains the query (case-insensitive) and says how many;
+#: each header becomes a button sorting by its column, numbers by their ``data-value``,
+#: text in natural order, empty cells last, toggling ascending and descending.
+_TABLE_BOOT = r"""
+(function () {
+  'use strict';
+  var collator = new Intl.Collator(undefined, {numeric: true, sensitivity: 'base'});
+  var ARROWS = {none: '\u2195', ascending: '\u25b2', descending: '\u25bc'};
+
+  function sortKey(cell) {
+    if (!cell || cell.classList.contains('null')) { return null; }
+    var raw = cell.getAttribute('data-value');
+    if (raw !== null) {
+      var number = parseFloat(raw);
+      return isNaN(number) ? null : number;
+    }
+    return cell.textContent.trim();
+  }
+
+  function compare(a, b) {
+    var numA = typeof a === 'number', numB = typeof b === 'number';
+    if (numA && numB) { return a < b ? -1 : (a > b ? 1 : 0); }
+    if (numA !== numB) { return numA ? -1 : 1; }
+    return collator.compare(a, b);
+  }
+
+  function enhance(table) {
+    if (table.hasAttribute('data-wb-ready') || !table.tHead || !table.tBodies.length) { return; }
+    table.setAttribute('data-wb-ready', '');
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    var texts = rows.map(function (row) { return row.textContent.toLowerCase(); });
+    var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
+
+    var tools = document.createElement('div');
+    tools.className = 'wb-tools';
+    var search = document.createElement('input');
+    search.type = 'search';
+    search.className = 'wb-search';
+    search.placeholder = 'Search rows';
+    search.setAttribute('aria-label', 'Search ' + (table.caption ? table.caption.textContent : 'table rows'));
+    var count = document.createElement('span');
+    count.className = 'wb-count';
+    count.setAttribute('aria-live', 'polite');
+    tools.appendChild(search);
+    tools.appendChild(count);
+    var anchor = table.parentNode.classList.contains('wb-scroll') ? table.parentNode : table;
+    anchor.parentNode.insertBefore(tools, anchor);
+
+    function filter() {
+      var query = search.value.trim().toLowerCase();
+      var shown = 0;
+      rows.forEach(function (row, i) {
+        var hit = query === '' || texts[i].indexOf(query) !== -1;
+        row.hidden = !hit;
+        if (hit) { shown += 1; }
+      });
+      count.textContent = shown + ' of ' + rows.length + ' rows';
+    }
+    search.addEventListener('input', filter);
+    filter();
+
+    function sortBy(column, direction) {
+      var keys = rows.map(function (row) { return sortKey(row.cells[column]); });
+      var order = rows.map(function (row, i) { return i; });
+      order.sort(function (i, j) {
+        var a = keys[i], b = keys[j];
+        if (a === null || b === null) { return a === b ? i - j : (a === null ? 1 : -1); }
+        var c = compare(a, b);
+        if (c === 0) { return i - j; }
+        return direction === 'ascending' ? c : -c;
+      });
+      order.forEach(function (i) { body.appendChild(rows[i]); });
+      headers.forEach(function (th, k) {
+        var state = k === column ? direction : 'none';
+        th.setAttribute('aria-sort', state);
+        th.querySelector('.wb-arrow').textContent = ARROWS[state];
+      });
+    }
+
+    headers.forEach(function (th, column) {
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'wb-sort';
+      while (th.firstChild) { button.appendChild(th.firstChild); }
+      var arrow = document.createElement('span');
+      arrow.className = 'wb-arrow';
+      arrow.setAttribute('aria-hidden', 'true');
+      arrow.textContent = ARROWS.none;
+      button.appendChild(arrow);
+      th.appendChild(button);
+      th.setAttribute('aria-sort', 'none');
+      button.addEventListener('click', function () {
+        sortBy(column, th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending');
+      });
+    });
+  }
+
+  document.querySelectorAll('table.wb-table[data-wb-sortable]').forEach(enhance);
+})();
+"""
+
+
+def _script_hash(source: str) -> str:
+    """The CSP source expression allowing exactly this inline script."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def _csp(scripts: list[str]) -> str:
+    """A Content-Security-Policy for a page whose only scripts are ``scripts`` (inline, in
+    order of appearance): no network, no plugins, styles inline only, images as data URLs."""
+    script_src = " ".join(_script_hash(s) for s in scripts) or "'none'"
+    return (
+        f"default-src 'none'; script-src {script_src}; style-src 'unsafe-inline'; "
+        "img-src data:; font-src data:; base-uri 'none'; form-action 'none'"
+    )
+
 
 def render_html(notebook: Any, *, title: str) -> str:
-    """Render an executed notebook as one self-contained HTML page without code cells."""
+    """Render an executed notebook as one self-contained HTML page without code cells.
+
+    Parameters
+    ----------
+    notebook
+        An executed notebook (``nbformat`` node); cells tagged ``parameters`` or
+        ``injected-parameters`` are left out with every code cell's source.
+    title
+        The page title (escaped).
+
+    Returns
+    -------
+    str
+        The page: plotly.js inlined once when there are figures, the search-and-sort script
+        when there are sortable tables, and a Content-Security-Policy allowing only those.
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Results"), nbformat.v4.new_code_cell()])
+    >>> nb.cells[1].outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": "*<b>*"})]
+    >>> page = render_html(nb, title="a <title>")
+    >>> "<h1>Results</h1>" in page and "<em>&lt;b&gt;</em>" in page and "<title>a &lt;title&gt;</title>" in page
+    True
+    >>> "<script" in page, "script-src 'none'" in page
+    (False, True)
+    """
     counter = [0]
     parts: list[str] = []
     for cell in notebook.cells:
@@ -208,17 +433,22 @@ def render_html(notebook: Any, *, title: str) -> str:
             parts.append(f'<section class="wb-md">{_markdown(cell.source)}</section>')
         elif cell.cell_type == "code":
             parts.extend(_output_html(o, counter) for o in cell.get("outputs", []))
-    head_js = ""
-    tail_js = ""
+    content = "".join(parts)
+    head_scripts: list[str] = []
+    tail_scripts: list[str] = []
     if counter[0]:
         from plotly.offline import get_plotlyjs
 
-        head_js = (
-            f"<script>window.PlotlyConfig = {{MathJaxConfig: 'local'}};</script>\n<script>{get_plotlyjs()}</script>"
-        )
-        tail_js = f"<script>{_PLOT_BOOT}</script>"
+        head_scripts = ["window.PlotlyConfig = {MathJaxConfig: 'local'};", get_plotlyjs()]
+        tail_scripts.append(_PLOT_BOOT)
+    if "data-wb-sortable" in content:
+        tail_scripts.append(_TABLE_BOOT)
+    head_js = "".join(f"<script>{s}</script>" for s in head_scripts)
+    tail_js = "".join(f"<script>{s}</script>" for s in tail_scripts)
+    policy = html.escape(_csp(head_scripts + tail_scripts), quote=False)  # the attribute is in double quotes
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
-        f"<style>{_CSS}</style>{head_js}</head><body><main>{''.join(parts)}</main>{tail_js}</body></html>\n"
+        f"<style>{_CSS}</style>{head_js}</head><body><main>{content}</main>{tail_js}</body></html>\n"
     )

@@ -3,11 +3,18 @@
 Every cell is escaped with :func:`html.escape`, so a model output or question containing
 markup shows as text. Functions take polars frames and return :class:`HtmlBlock`, which
 Jupyter displays and the report renderer embeds.
+
+The markup carries no script. A table made with ``sortable=True`` is marked
+``data-wb-sortable`` and its numeric cells hold the unformatted number in ``data-value``;
+the offline report (:func:`workbench.report.render_html`) adds a search box and
+click-to-sort headers to such tables from one script at the end of the page. In Jupyter
+the same markup shows as a plain table.
 """
 
 from __future__ import annotations
 
 import html
+import math
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -59,37 +66,75 @@ class HtmlBlock:
         return f"HtmlBlock({len(self.markup)} characters)"
 
 
+#: Characters of a turn's raw output shown in the failed-turns tables (longer ones end in "…").
+RAW_OUTPUT_CHARS = 300
+
+
+def _data_value(value: float) -> str:
+    """The ``data-value`` attribute of a numeric cell: the number unformatted, for sorting."""
+    if math.isnan(value):
+        return ""
+    if math.isinf(value):
+        text = "Infinity" if value > 0 else "-Infinity"
+    else:
+        text = repr(value)
+    return f' data-value="{html.escape(text)}"'
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return '<td class="null">&mdash;</td>'
     if isinstance(value, bool):
         return f"<td>{'yes' if value else 'no'}</td>"
     if isinstance(value, float):
-        return f'<td class="num">{value:.4g}</td>'
+        return f'<td class="num"{_data_value(value)}>{value:.4g}</td>'
     if isinstance(value, int):
-        return f'<td class="num">{value}</td>'
+        return f'<td class="num"{_data_value(value)}>{value}</td>'
     return f"<td>{html.escape(str(value))}</td>"
 
 
 def html_table(
-    frame: pl.DataFrame, *, caption: str = "", css_class: str = "wb-table", max_rows: int | None = None
+    frame: pl.DataFrame,
+    *,
+    caption: str = "",
+    css_class: str = "wb-table",
+    max_rows: int | None = None,
+    sortable: bool = False,
 ) -> HtmlBlock:
     """Render a frame as an escaped HTML table.
+
+    Parameters
+    ----------
+    frame
+        The rows to show, in order.
+    caption
+        The table's caption (escaped).
+    css_class
+        The ``class`` attribute of the table (escaped).
+    max_rows
+        Show at most this many rows, with a note saying how many there are.
+    sortable
+        Mark the table ``data-wb-sortable``: the offline report gives it a search box and
+        sortable headers. Numeric cells always carry their number in ``data-value``.
 
     Examples
     --------
     >>> html_table(pl.DataFrame({"a": ["<b>x</b>"]})).markup.count("&lt;b&gt;")
     1
+    >>> markup = html_table(pl.DataFrame({"n": [0.123456]}), sortable=True).markup
+    >>> "data-wb-sortable" in markup and '<td class="num" data-value="0.123456">0.1235</td>' in markup
+    True
     """
     shown = frame if max_rows is None else frame.head(max_rows)
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
+    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in shown.columns)
     body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in shown.iter_rows())
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     more = ""
     if max_rows is not None and frame.height > max_rows:
         more = f'<p class="wb-note">Showing {max_rows} of {frame.height} rows.</p>'
+    marker = " data-wb-sortable" if sortable else ""
     return HtmlBlock(
-        f'<div class="wb-scroll"><table class="{html.escape(css_class)}">{cap}'
+        f'<div class="wb-scroll"><table class="{html.escape(css_class)}"{marker}>{cap}'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}"
     )
 
@@ -129,9 +174,22 @@ def policy_comparison(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
     return html_table(frame, caption=f"Turn accuracy by grading policy ({notes})", css_class="wb-table wb-policies")
 
 
-def _failed_columns(turns: pl.DataFrame) -> pl.DataFrame:
-    """The columns a reader needs to judge a failed turn, in reading order."""
+def _has_raw_output(turns: pl.DataFrame) -> bool:
+    """Whether the turns carry any raw model output to show."""
+    return "raw_output" in turns.columns and turns["raw_output"].null_count() < turns.height
+
+
+def _failed_columns(turns: pl.DataFrame, *, raw_output: bool = False) -> pl.DataFrame:
+    """The columns a reader needs to judge a failed turn, in reading order; with
+    ``raw_output`` the model's raw output too, cut to :data:`RAW_OUTPUT_CHARS` characters."""
     extra = [c for c in ("error_type", "dq_category") if c in turns.columns]
+    raw = pl.col("raw_output")
+    shortened = (
+        pl.when(raw.str.len_chars() > RAW_OUTPUT_CHARS)
+        .then(raw.str.slice(0, RAW_OUTPUT_CHARS) + "…")
+        .otherwise(raw)
+        .alias("raw output")
+    )
     return turns.select(
         "system",
         "record_id",
@@ -146,13 +204,37 @@ def _failed_columns(turns: pl.DataFrame) -> pl.DataFrame:
         pl.col("reason").cast(pl.String),
         *[pl.col(c).cast(pl.String) for c in extra],
         "detail",
+        *([shortened] if raw_output else []),
     )
 
 
 def failed_turns(turns: pl.DataFrame, *, limit: int = 2000) -> HtmlBlock:
-    """The failed turns with the grader's reason, worst systems' failures first."""
-    failed = _failed_columns(turns.filter(~pl.col("correct")))
-    return html_table(failed, caption=f"Failed turns ({failed.height})", css_class="wb-table wb-failed", max_rows=limit)
+    """The failed turns with the grader's reason, as a sortable table.
+
+    When the turns carry raw model output, a ``raw output`` column shows its first
+    :data:`RAW_OUTPUT_CHARS` characters.
+
+    Examples
+    --------
+    >>> names = ["system", "record_id", "operation", "question", "gold_answer", "gold_executed",
+    ...          "predicted_answer", "predicted_program", "answer", "reason", "detail"]
+    >>> turns = pl.DataFrame({**{c: ["a"] for c in names}, "turn": [3], "correct": [False],
+    ...                       "raw_output": ["<i>" + "y" * 400]})
+    >>> markup = failed_turns(turns).markup
+    >>> "data-wb-sortable" in markup and '<td class="num" data-value="3">3</td>' in markup
+    True
+    >>> "&lt;i&gt;" + "y" * 297 + "…" in markup and "y" * 298 not in markup
+    True
+    """
+    wrong = turns.filter(~pl.col("correct"))
+    failed = _failed_columns(wrong, raw_output=_has_raw_output(wrong))
+    return html_table(
+        failed,
+        caption=f"Failed turns ({failed.height})",
+        css_class="wb-table wb-failed",
+        max_rows=limit,
+        sortable=True,
+    )
 
 
 def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock:
@@ -191,18 +273,47 @@ def flag_counts(counts: pl.DataFrame) -> HtmlBlock:
 
 
 def checks_table(checks: pl.DataFrame, *, limit: int = 500) -> HtmlBlock:
-    """Every data-quality flag with its evidence, most confident first."""
+    """Every data-quality flag with its evidence, most confident first, as a sortable table.
+
+    Examples
+    --------
+    >>> flags = pl.DataFrame({"record_id": ["r", "q"], "turn": [0, 1], "category": ["mislabel", "sign_inconsistency"],
+    ...                       "rule": ["x", "y"], "confidence": [0.5, 0.9], "evidence": ["a <b>", "c"]})
+    >>> markup = checks_table(flags).markup
+    >>> "data-wb-sortable" in markup and markup.index("sign_inconsistency") < markup.index("mislabel")
+    True
+    >>> "a &lt;b&gt;" in markup and '<td class="num" data-value="0.9">0.9</td>' in markup
+    True
+    """
     shown = checks.sort("confidence", "record_id", "turn", descending=[True, False, False]).select(
         "record_id", "turn", pl.col("category").cast(pl.String), "rule", "confidence", "evidence"
     )
     return html_table(
-        shown, caption=f"Data-quality flags ({checks.height})", css_class="wb-table wb-checks", max_rows=limit
+        shown,
+        caption=f"Data-quality flags ({checks.height})",
+        css_class="wb-table wb-checks",
+        max_rows=limit,
+        sortable=True,
     )
 
 
 def drilldown(turns: pl.DataFrame, slice_name: str, *, limit: int = 25) -> HtmlBlock:
     """Failed turns of each group of a slice, one collapsible section per group (largest
-    failure count first), so a reader can open the group a chart points at."""
+    failure count first), so a reader can open the group a chart points at.
+
+    Each group's table is sortable and, when the turns carry raw model output, has the
+    same ``raw output`` column as :func:`failed_turns`.
+
+    Examples
+    --------
+    >>> names = ["system", "record_id", "question", "gold_answer", "gold_executed",
+    ...          "predicted_answer", "predicted_program", "answer", "reason", "detail"]
+    >>> turns = pl.DataFrame({**{c: ["a", "b", "c"] for c in names}, "turn": [0, 1, 2],
+    ...                       "operation": ["add", "divide", "divide"], "correct": [False, False, True]})
+    >>> markup = drilldown(turns, "operation").markup
+    >>> markup.count("<details") == 2 and markup.count("data-wb-sortable") == 2
+    True
+    """
     from workbench.slices import SLICES, group_order
 
     spec = SLICES[slice_name]
@@ -210,10 +321,11 @@ def drilldown(turns: pl.DataFrame, slice_name: str, *, limit: int = 25) -> HtmlB
     sizes = failed.group_by("_group").len().sort("len", "_group", descending=[True, False])
     order = sizes["_group"].to_list() if not spec.numeric else group_order(slice_name, sizes["_group"].to_list())
     counts = dict(sizes.iter_rows())
+    raw_output = _has_raw_output(failed)
     sections = []
     for group in order:
-        rows = _failed_columns(failed.filter(pl.col("_group") == group))
-        table = html_table(rows, css_class="wb-table wb-failed", max_rows=limit).markup
+        rows = _failed_columns(failed.filter(pl.col("_group") == group), raw_output=raw_output)
+        table = html_table(rows, css_class="wb-table wb-failed", max_rows=limit, sortable=True).markup
         sections.append(
             f'<details class="wb-drill"><summary>{html.escape(spec.title)}: <b>{html.escape(str(group))}</b> '
             f"({counts[group]} failed turns)</summary>{table}</details>"

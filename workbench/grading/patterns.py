@@ -22,6 +22,7 @@ __all__ = [
     "PROGRAM_TOKEN",
     "MAP_TURN_BASE",
     "RUN_TIMESTAMP_DIR",
+    "ANSI_ESCAPE",
     "HASH_ANSWER",
     "ANSWER_IS",
     "ANSWER_LINE",
@@ -96,6 +97,9 @@ MAP_TURN_BASE = re.compile(r"^(?P<column>.+?):(?P<base>[01])$")
 
 #: A directory named after a run timestamp: ``2026-05-04T06-35-00Z``.
 RUN_TIMESTAMP_DIR = re.compile(r"^\d{4}-\d{2}-\d{2}T[\d-]+Z?$")
+
+#: Terminal colour codes in kernel tracebacks and streams (removed from reports).
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 # --------------------------------------------------------------------------- answer extraction
 #: ``#### 18`` (GSM8K's answer line); the answer runs to the end of the line.
