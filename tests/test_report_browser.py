@@ -162,6 +162,14 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[ReportR
     for template, extra in (
         ("01-overview", {"graded_dir": str(out / "graded")}),
         ("02-error-slices", {"n_boot": 50}),
+        (
+            "04-compare-systems",
+            {
+                "predictions": f"{PARAMS['predictions']};{REPO / 'tests/fixtures/predictions/zarifaziz_dev_small_12-48-44Z.jsonl'}",
+                "systems": "hostile;claude 12-48",
+                "n_boot": 50,
+            },
+        ),
     ):
         started = time.monotonic()
         result = run_template(template, parameters={**PARAMS, **extra}, out_dir=out / template)
@@ -309,3 +317,16 @@ def test_reports_render_within_budget(reports: dict[str, tuple[ReportResult, flo
     for template, (result, seconds) in reports.items():
         assert seconds < 40, f"{template} took {seconds:.0f} s"
         assert result.html.stat().st_size < 8_000_000, f"{template}: {result.html.stat().st_size} bytes"
+
+
+def test_compare_systems_report_is_inert_offline(browser: Any, reports: dict[str, tuple[ReportResult, float]]) -> None:
+    result, _ = reports["04-compare-systems"]
+    visit = _visit(browser, result.html)
+    try:
+        _assert_figures_drawn(visit, result.notebook)
+        _assert_not_pwned(visit)
+        assert visit.page.locator("table.wb-paired").count() == 1
+        assert visit.page.get_by_text("Changes since the previous run").count() == 1
+        visit.assert_clean(result.html.as_uri())
+    finally:
+        visit.page.context.close()
