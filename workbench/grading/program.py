@@ -13,6 +13,7 @@ step-by-step trace, and a typed status when it fails; it never raises for a bad 
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
@@ -328,9 +329,23 @@ def parse_program(program: str | Sequence[str]) -> Program:
     'divide(subtract(26.7, 30.5), 30.5)'
     """
     text = program if isinstance(program, str) else join_token_list(program)
+    if len(text) <= _CACHED_TEXT:
+        return _parse_cached(text)
+    return _parse_text(text)
+
+
+#: Programs up to this length are parsed once per process: grading parses the same gold
+#: program for every system and policy, and a :class:`Program` is immutable.
+_CACHED_TEXT = 4096
+
+
+def _parse_text(text: str) -> Program:
     if not text.strip():
         raise ProgramSyntaxError("empty program", 0)
     return Program(steps=_Parser(text).program(), source=text)
+
+
+_parse_cached = functools.lru_cache(maxsize=1 << 16)(_parse_text)
 
 
 def format_node(node: Node) -> str:
