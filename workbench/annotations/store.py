@@ -490,21 +490,8 @@ class AnnotationStore:
         InputError
             When a field is not valid (see :func:`validate_annotation`).
         """
-        row = _check(
-            {
-                "annotator": annotator,
-                "record_id": record_id,
-                "turn": turn,
-                "category": category,
-                "system": system,
-                "corrected_answer": corrected_answer,
-                "corrected_program": corrected_program,
-                "note": note,
-                "exclude": exclude,
-            },
-            "annotation",
-        )
-        return self._insert_many([row])[0]
+        fields = {k: v for k, v in locals().items() if k != "self"}  # the keyword arguments, as _check takes them
+        return self._insert_many([_check(fields, "annotation")])[0]
 
     def annotate_many(self, rows: Iterable[Mapping[str, Any]], *, where: str = "") -> list[int]:
         """Append several annotations in one transaction: all of them, or (on any error) none.
