@@ -27,11 +27,11 @@ test-package: $(STAMP)
 test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax -p no:python -p no:cacheprovider notebooks/
 
-# Benchmarks print figures and ratios against a peer measured in the same run; not timed tests.
+# Benchmarks (bench/README.md): each in a fresh process; figures and ratios against a peer
+# measured in the same run, not timed tests. Writes bench/results/latest.{json,md}.
+# Pass options with BENCH_ARGS, e.g. `make bench BENCH_ARGS="--million-copies 40"`.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/grading_throughput.py
-	$(BIN)/python benchmarks/slices_speed.py
-	$(BIN)/python benchmarks/report_speed.py
+	$(BIN)/python bench/run_all.py $(BENCH_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -66,6 +66,7 @@ Gold without programs or documents (GSM8K, MATH) gets only the rules that apply 
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
@@ -539,8 +540,18 @@ def _node_is_ratio(node: Node, steps: Sequence[Node], depth: int) -> bool:
 
 
 # --------------------------------------------------------------------------- public API
-def _documents_by_id(documents: pl.DataFrame) -> dict[str, dict[str, Any]]:
-    return {row["doc_id"]: row for row in documents.iter_rows(named=True)}
+def _documents_by_id(documents: pl.DataFrame) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """One document per distinct content (under the first ``doc_id`` that has it), and every
+    ``doc_id`` mapped to that first one: copies of a document are read once."""
+    content = [c for c in documents.columns if c != "doc_id"]
+    groups = documents.group_by(content, maintain_order=True).agg(pl.col("doc_id"))
+    first = {}
+    same = {}
+    for row in groups.iter_rows(named=True):
+        ids = row.pop("doc_id")
+        first[ids[0]] = {"doc_id": ids[0], **row}
+        same.update(dict.fromkeys(ids, ids[0]))
+    return first, same
 
 
 def gold_checks(gold: GoldDataset) -> pl.DataFrame:
@@ -567,33 +578,54 @@ def gold_checks(gold: GoldDataset) -> pl.DataFrame:
     >>> row["category"], row["rule"], row["evidence"][:66]
     ('unit_inconsistency', 'display_vs_executed', "display answer '1877' is 10x smaller than the executed value 18770")
     """
-    documents = _documents_by_id(gold.documents)
+    documents, same = _documents_by_id(gold.documents)
     # question_unit reads the display answer: gold whose display is the executed value (the
     # ghchen99 layout) has none to read
     has_display = bool(gold.turns.select((pl.col("gold_answer") != pl.col("gold_executed")).any()).item())
     rows: list[dict[str, Any]] = []
-    for _, conversation in gold.turns.sort("record_id", "turn").group_by("record_id", maintain_order=True):
-        document: _Numbers | None = None  # the document's numbers, read once per conversation
-        table: TableRows | None = None
-        known: list[tuple[float, int, str]] = []  # numbers of the questions so far and the earlier answers
-        for row in conversation.iter_rows(named=True):
-            turn, program = row["turn"], row.get("gold_program")
-            rows += _display_flags(row)
-            parsed = _parse(program)
-            if program and has_display:
-                rows += _question_flags(row, parsed)
-            known += _text_numbers(row.get("question"), f"question of turn {turn}")
-            doc = documents.get(row["doc_id"]) if row.get("doc_id") else None
-            if program and doc is not None:
-                if document is None:
-                    document = _document_numbers(doc)
-                    table = document_table(doc.get("table_json"))
-                rows += _program_flags(row, table)
-                rows += _argument_flags(row, document.extend(known), parsed)
-            value = _value(row)
-            if value is not None and math.isfinite(value):
-                known.append((value, (value > 0) - (value < 0), f"executed answer of turn {turn}"))
+    done: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # flags by conversation content
+    ordered = gold.turns.sort("record_id", "turn").iter_rows(named=True)
+    for record_id, conversation in itertools.groupby(ordered, key=lambda row: row["record_id"]):
+        turns = [
+            {**row, "doc_id": same.get(row["doc_id"], row["doc_id"])} if row.get("doc_id") else row
+            for row in conversation
+        ]
+        key = tuple(tuple((k, v) for k, v in row.items() if k != "record_id") for row in turns)
+        flags = done.get(key)
+        if flags is None:
+            flags = done[key] = _conversation_flags(turns, documents, has_display)
+            rows += flags
+        else:
+            rows += [{**flag, "record_id": record_id} for flag in flags]
     return _merge(_frame(rows)) if rows else _frame([])
+
+
+def _conversation_flags(
+    turns: Sequence[Mapping[str, Any]], documents: Mapping[str, Mapping[str, Any]], has_display: bool
+) -> list[dict[str, Any]]:
+    """The gold-only flags of one conversation's turns (in turn order)."""
+    rows: list[dict[str, Any]] = []
+    document: _Numbers | None = None  # the document's numbers, read once per conversation
+    table: TableRows | None = None
+    known: list[tuple[float, int, str]] = []  # numbers of the questions so far and the earlier answers
+    for row in turns:
+        turn, program = row["turn"], row.get("gold_program")
+        rows += _display_flags(row)
+        parsed = _parse(program)
+        if program and has_display:
+            rows += _question_flags(row, parsed)
+        known += _text_numbers(row.get("question"), f"question of turn {turn}")
+        doc = documents.get(row["doc_id"]) if row.get("doc_id") else None
+        if program and doc is not None:
+            if document is None:
+                document = _document_numbers(doc)
+                table = document_table(doc.get("table_json"))
+            rows += _program_flags(row, table)
+            rows += _argument_flags(row, document.extend(known), parsed)
+        value = _value(row)
+        if value is not None and math.isfinite(value):
+            known.append((value, (value > 0) - (value < 0), f"executed answer of turn {turn}"))
+    return rows
 
 
 def _parse(program: str | None) -> tuple[Node, ...] | None:
@@ -660,29 +692,41 @@ def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFra
         .sort("record_id", "turn")
     )
     rows = []
+    done: dict[tuple[Any, ...], tuple[str, float] | None] = {}  # by the answers and the gold
     for row in grouped.iter_rows(named=True):
-        answers = list(zip(row["system"], row["answer"], row["reason"], strict=True))
-        best: list[tuple[str, str, str]] = []
-        for _, answer, _ in answers:
-            group = [a for a in answers if _answers_agree(answer, a[1])]
-            if len(group) > len(best):
-                best = group
-        if len(best) < min_systems:
-            continue
-        share = len(best) / row["n_systems"]
-        confidence = min(0.2 + 0.7 * share, 0.95)
-        if len(best) < 3:  # two runs of one model often repeat one mistake
-            confidence = min(confidence, CONFIDENCE["agree_cap_few"])
-        if all(reason in _NEAR_MISS for _, _, reason in best):  # a sign, scale or rounding convention
-            confidence = min(confidence, CONFIDENCE["agree_near_miss"])
-        listed = ", ".join(f"{system}: '{answer}'" for system, answer, _ in best)
-        reasons = ", ".join(sorted({reason for _, _, reason in best}))
-        how = (
-            f"{len(best)} of {row['n_systems']} systems agree on {best[0][1]} ({listed}) but the gold display "
-            f"answer is '{row['gold_answer']}' and the executed answer '{row['gold_executed']}' (graded: {reasons})"
-        )
-        rows.append(_flag(row["record_id"], row["turn"], "mislabel", AGREEMENT_RULE, how, round(confidence, 3)))
+        key = (*(tuple(row[c]) for c in ("system", "answer", "reason")), row["n_systems"])
+        key += (row["gold_answer"], row["gold_executed"])
+        if key not in done:
+            done[key] = _agreement(row, min_systems)
+        found = done[key]
+        if found is not None:
+            rows.append(_flag(row["record_id"], row["turn"], "mislabel", AGREEMENT_RULE, *found))
     return _merge(_frame(rows)) if rows else _frame([])
+
+
+def _agreement(row: Mapping[str, Any], min_systems: int) -> tuple[str, float] | None:
+    """The evidence and confidence of a ``systems_agree`` flag on one turn's wrong answers, if any."""
+    answers = list(zip(row["system"], row["answer"], row["reason"], strict=True))
+    best: list[tuple[str, str, str]] = []
+    for _, answer, _ in answers:
+        group = [a for a in answers if _answers_agree(answer, a[1])]
+        if len(group) > len(best):
+            best = group
+    if len(best) < min_systems:
+        return None
+    share = len(best) / row["n_systems"]
+    confidence = min(0.2 + 0.7 * share, 0.95)
+    if len(best) < 3:  # two runs of one model often repeat one mistake
+        confidence = min(confidence, CONFIDENCE["agree_cap_few"])
+    if all(reason in _NEAR_MISS for _, _, reason in best):  # a sign, scale or rounding convention
+        confidence = min(confidence, CONFIDENCE["agree_near_miss"])
+    listed = ", ".join(f"{system}: '{answer}'" for system, answer, _ in best)
+    reasons = ", ".join(sorted({reason for _, _, reason in best}))
+    how = (
+        f"{len(best)} of {row['n_systems']} systems agree on {best[0][1]} ({listed}) but the gold display "
+        f"answer is '{row['gold_answer']}' and the executed answer '{row['gold_executed']}' (graded: {reasons})"
+    )
+    return how, round(confidence, 3)
 
 
 def run_checks(gold: GoldDataset, turns: pl.DataFrame | None = None) -> pl.DataFrame:

@@ -52,6 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="convfinqa, gsm8k or math (default: recognised from the data)",
     )
+    grade.add_argument(
+        "--engine",
+        choices=("local", "dask"),
+        default="local",
+        help="grade in this process (local, the default) or on a Dask cluster (dask)",
+    )
+    grade.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="with --engine dask: the scheduler to use (tcp://HOST:8786); default: a local cluster for the run",
+    )
     _common(grade)
 
     notes = sub.add_parser("annotations", help="import or list annotations (the triage notebook's store)")
@@ -187,7 +199,7 @@ def _grade(args: argparse.Namespace) -> int:
     config = resolve(
         dataset=dataset, predictions=predictions, systems=args.system, column_map=args.maps, benchmark=args.benchmark
     )
-    run = grade_run(config)
+    run = grade_run(config, engine=args.engine, scheduler=args.scheduler)
     paths = run.write(args.out)
     for line in unmatched_message(run.unmatched, paths["unmatched"]):
         print(f"workbench: warning: {line}", file=sys.stderr)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
@@ -30,6 +31,7 @@ from workbench.grading.program import (
     operations,
     parse_program,
 )
+from workbench.parallel import same_tables
 
 __all__ = [
     "RARE_OPERATIONS",
@@ -172,33 +174,63 @@ def gold_features(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = 
     [('plain', [], 0), ('percent', [0], 1)]
     """
     tables = tables or {}
-    rows: list[dict[str, object]] = []
-    ordered = turns.sort("record_id", "turn")
-    for (record_id,), conv in ordered.group_by("record_id", maintain_order=True):
-        programs = conv["gold_program"].to_list()
-        answers = conv["gold_value"].to_list()
-        doc_id = conv["doc_id"][0] if "doc_id" in conv.columns else None
-        deps = turn_dependencies(programs, answers, tables.get(doc_id) if doc_id else None)
-        for row, used in zip(conv.iter_rows(named=True), deps, strict=True):
-            ops = _operations(row["gold_program"])
-            rare = next((op for op in ops if op in RARE_OPERATIONS), "none")
-            feature = TurnFeatures(
-                operations=ops,
-                rare_operation=rare,
-                answer_format=answer_format(
-                    row["gold_answer"], row["gold_executed"], row["question"], final_operation(row["gold_program"])
-                ),
-                depends_on=used,
+    canonical = same_tables(tables)
+    has_doc = "doc_id" in turns.columns
+    content = ("turn", "gold_program", "gold_value", "gold_answer", "gold_executed", "question")
+    conversations = (
+        turns.sort("record_id", "turn")
+        .group_by("record_id", maintain_order=True)
+        .agg(*content, (pl.col("doc_id").first() if has_doc else pl.lit(None, dtype=pl.String)).alias("doc_id"))
+    )
+    done: dict[tuple[object, ...], int] = {}  # distinct conversation contents, numbered
+    which: list[int] = []  # per conversation, its content's number
+    columns: dict[str, list[object]] = {name: [] for name in FEATURES if name != "record_id"}
+    contents: list[int] = []
+    for conv in conversations.iter_rows(named=True):
+        doc_id = conv["doc_id"]
+        table_id = canonical.get(doc_id) if doc_id else None
+        key = (*(tuple(conv[c]) for c in content), table_id)
+        number = done.get(key)
+        if number is None:
+            number = done[key] = len(done)
+            for values in _conversation_features(conv, tables.get(table_id) if table_id else None):
+                contents.append(number)
+                for name, value in zip(columns, values, strict=True):
+                    columns[name].append(value)
+        which.append(number)
+    schema = {name: dtype for name, dtype in FEATURES.items() if name != "record_id"}
+    features = pl.DataFrame(columns, schema=schema).with_columns(pl.Series("_content", contents, dtype=pl.Int64))
+    return (
+        conversations.select("record_id", pl.Series("_content", which, dtype=pl.Int64))
+        .join(features, on="_content", how="inner", maintain_order="left_right")
+        .select(list(FEATURES))
+    )
+
+
+def _conversation_features(conv: Mapping[str, Any], table: TableRows | None) -> list[tuple[object, ...]]:
+    """The :data:`FEATURES` values (but ``record_id``) of each turn of one conversation."""
+    deps = turn_dependencies(conv["gold_program"], conv["gold_value"], table)
+    out: list[tuple[object, ...]] = []
+    for k, used in enumerate(deps):
+        program = conv["gold_program"][k]
+        ops = _operations(program)
+        feature = TurnFeatures(
+            operations=ops,
+            rare_operation=next((op for op in ops if op in RARE_OPERATIONS), "none"),
+            answer_format=answer_format(
+                conv["gold_answer"][k], conv["gold_executed"][k], conv["question"][k], final_operation(program)
+            ),
+            depends_on=used,
+        )
+        turn = conv["turn"][k]
+        out.append(
+            (
+                turn,
+                list(feature.operations),
+                feature.rare_operation,
+                feature.answer_format,
+                list(feature.depends_on),
+                feature.distance(turn),
             )
-            rows.append(
-                {
-                    "record_id": record_id,
-                    "turn": row["turn"],
-                    "gold_operations": list(feature.operations),
-                    "rare_operation": feature.rare_operation,
-                    "answer_format": feature.answer_format,
-                    "depends_on": list(feature.depends_on),
-                    "dependency_distance": feature.distance(row["turn"]),
-                }
-            )
-    return pl.DataFrame(rows, schema=FEATURES)
+        )
+    return out

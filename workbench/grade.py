@@ -7,8 +7,9 @@ counted, never dropped.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import polars as pl
@@ -22,6 +23,7 @@ from workbench.grading.program import TableRows
 from workbench.grading.status import GradeStatus, MatchReason
 from workbench.grading.turn import grade_turn
 from workbench.io.gold import GoldDataset
+from workbench.parallel import distinct, map_chunks, same_tables
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS
 from workbench.taxonomy import error_types
 
@@ -77,51 +79,49 @@ def _as_text(dtype: pl.DataType) -> pl.DataType:
     return pl.String() if isinstance(dtype, pl.Enum) else dtype
 
 
-def _no_prediction_row(row: dict[str, Any]) -> None:
-    row.update(
-        answer_source="none",
-        answer=None,
-        extraction_rule=None,
-        correct=False,
-        status=GradeStatus.NO_PREDICTION.value,
-        reason=MatchReason.NO_PREDICTION.value,
-        detail="the system gave no prediction for this turn",
-        pred_value=None,
-        program_status=None,
-        program_correct=None,
-        program_detail=None,
-        program_credit=None,
-    )
+#: What one turn's grade depends on (besides the table, the answer kind and the policies).
+_GRADE_INPUTS = (
+    "_has_prediction",
+    "predicted_answer",
+    "predicted_program",
+    "gold_executed",
+    "gold_program",
+    "gold_answer",
+    "raw_output",
+    "upstream_answer",
+    "question",
+    "predicted_unit",
+)
+_NO_PREDICTION = "the system gave no prediction for this turn"
 
 
-def _grade_rows(
-    rows: list[dict[str, Any]],
-    tables: dict[str, TableRows],
+def _grade_chunk(
+    items: list[tuple[dict[str, Any], TableRows | None]],
     policy: GradingPolicy,
     also: Sequence[GradingPolicy],
     kind: AnswerKind,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    out, by_policy = [], []
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Grade distinct inputs: per item, the turn's columns and one row per policy."""
     names = [policy.name, *[p.name for p in also if p.name != policy.name]]
-    for row in rows:
-        keys = {"system": row["system"], "record_id": row["record_id"], "turn": row["turn"]}
+    out = []
+    for row, table in items:
         if not row["_has_prediction"]:
-            _no_prediction_row(row)
-            out.append(row)
-            for name in names:
-                by_policy.append(
-                    {
-                        **keys,
-                        "policy": name,
-                        "correct": False,
-                        "status": GradeStatus.NO_PREDICTION.value,
-                        "reason": MatchReason.NO_PREDICTION.value,
-                        "answer": None,
-                        "answer_source": "none",
-                        "extraction_rule": None,
-                        "detail": "the system gave no prediction for this turn",
-                    }
-                )
+            turn = {
+                "answer_source": "none",
+                "answer": None,
+                "extraction_rule": None,
+                "correct": False,
+                "status": GradeStatus.NO_PREDICTION.value,
+                "reason": MatchReason.NO_PREDICTION.value,
+                "detail": _NO_PREDICTION,
+                "pred_value": None,
+                "program_status": None,
+                "program_correct": None,
+                "program_detail": None,
+                "program_credit": None,
+            }
+            fields = ("correct", "status", "reason", "answer", "answer_source", "extraction_rule", "detail")
+            out.append((turn, [{"policy": name, **{f: turn[f] for f in fields}} for name in names]))
             continue
         grade = grade_turn(
             predicted_answer=row["predicted_answer"],
@@ -129,7 +129,7 @@ def _grade_rows(
             gold_executed=row["gold_executed"],
             gold_program=row["gold_program"],
             gold_answer=row.get("gold_answer"),
-            table=tables.get(row["doc_id"]) if row.get("doc_id") else None,
+            table=table,
             raw_output=row.get("raw_output"),
             upstream_answer=row.get("upstream_answer"),
             question=row.get("question"),
@@ -140,36 +140,92 @@ def _grade_rows(
         )
         verdict = grade.verdict
         match = grade.program_match
-        row.update(
-            answer_source=grade.answer_source,
-            answer=grade.answer,
-            extraction_rule=grade.extraction.rule.value if grade.extraction else None,
-            correct=verdict.correct,
-            status=verdict.status.value,
-            reason=verdict.reason.value,
-            detail=verdict.detail,
-            pred_value=verdict.pred_value,
-            program_status=grade.program.status.value if grade.program else None,
-            program_correct=grade.program_correct,
-            program_detail=grade.program_detail or None,
-            program_credit=match.partial_credit if match else None,
-        )
-        out.append(row)
-        for each in grade.policies:
-            by_policy.append(
-                {
-                    **keys,
-                    "policy": each.policy,
-                    "correct": each.verdict.correct,
-                    "status": each.verdict.status.value,
-                    "reason": each.verdict.reason.value,
-                    "answer": each.answer,
-                    "answer_source": each.answer_source,
-                    "extraction_rule": each.extraction.rule.value if each.extraction else None,
-                    "detail": each.verdict.detail,
-                }
+        turn = {
+            "answer_source": grade.answer_source,
+            "answer": grade.answer,
+            "extraction_rule": grade.extraction.rule.value if grade.extraction else None,
+            "correct": verdict.correct,
+            "status": verdict.status.value,
+            "reason": verdict.reason.value,
+            "detail": verdict.detail,
+            "pred_value": verdict.pred_value,
+            "program_status": grade.program.status.value if grade.program else None,
+            "program_correct": grade.program_correct,
+            "program_detail": grade.program_detail or None,
+            "program_credit": match.partial_credit if match else None,
+        }
+        by_policy = [
+            {
+                "policy": each.policy,
+                "correct": each.verdict.correct,
+                "status": each.verdict.status.value,
+                "reason": each.verdict.reason.value,
+                "answer": each.answer,
+                "answer_source": each.answer_source,
+                "extraction_rule": each.extraction.rule.value if each.extraction else None,
+                "detail": each.verdict.detail,
+            }
+            for each in grade.policies
+        ]
+        out.append((turn, by_policy))
+    return out
+
+
+#: Called once per distinct grading input (a hook for tests that count them).
+_on_distinct: Callable[[int], None] | None = None
+
+
+def _grade_rows(
+    joined: pl.DataFrame,
+    tables: dict[str, TableRows],
+    policy: GradingPolicy,
+    also: Sequence[GradingPolicy],
+    kind: AnswerKind,
+    workers: int | None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Grade every row of ``joined`` once per distinct input; the turns (``joined`` with the
+    grade's columns) and the policy grades (sorted by system, record_id, turn)."""
+    canonical = same_tables(tables)
+    inputs = [c for c in _GRADE_INPUTS if c in joined.columns]
+    keyed = joined.with_columns(
+        pl.col("doc_id").replace_strict(canonical, default=None, return_dtype=pl.String).alias("_table")
+        if canonical and "doc_id" in joined.columns
+        else pl.lit(None, dtype=pl.String).alias("_table")
+    )
+    unique, index = distinct(keyed, [*inputs, "_table"])
+    if _on_distinct is not None:
+        _on_distinct(unique.height)
+    items = [
+        (row, tables[row["_table"]] if row["_table"] is not None else None) for row in unique.iter_rows(named=True)
+    ]
+    graded = map_chunks(partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers)
+    results = pl.DataFrame([turn for turn, _ in graded], infer_schema_length=None)
+    turns = joined.drop(results.columns, strict=False).hstack(results[index])
+    text = {c: _as_text(t) for c, t in POLICY_GRADES.items() if c not in ("system", "record_id", "turn")}
+    per_key = pl.DataFrame(
+        [{"_key": key, "_p": p, **row} for key, (_, rows) in enumerate(graded) for p, row in enumerate(rows)],
+        schema={"_key": pl.UInt32(), "_p": pl.Int64(), **text},
+    )
+    policy_grades = (
+        joined.select("system", "record_id", "turn")
+        .with_columns(index.alias("_key"))
+        .sort("system", "record_id", "turn", maintain_order=True)  # before the join makes it 6x longer
+        .join(per_key, on="_key", how="inner", maintain_order="left_right")
+        .select([pl.col(c).cast(t) for c, t in POLICY_GRADES.items()])
+    )
+    if joined.select(pl.struct("system", "record_id", "turn").n_unique()).item() == joined.height:
+        # one row per turn: whether the policies disagree is a property of the graded input
+        disagree = (
+            pl.DataFrame({"_key": pl.int_range(unique.height, dtype=pl.UInt32, eager=True)})
+            .join(
+                per_key.group_by("_key").agg((pl.col("correct").n_unique() > 1).alias("graders_disagree")),
+                on="_key",
+                how="left",
             )
-    return out, by_policy
+            .sort("_key")["graders_disagree"]
+        )
+        turns = turns.with_columns(disagree[index])
+    return turns, policy_grades
 
 
 def grade_predictions(
@@ -181,6 +237,7 @@ def grade_predictions(
     kind: AnswerKind = "auto",
     benchmark: str | None = None,
     checks: bool = True,
+    workers: int | None = None,
 ) -> GradedRun:
     """Grade canonical prediction tables against ``gold``.
 
@@ -204,6 +261,10 @@ def grade_predictions(
     checks
         Run the data-quality detectors (:func:`workbench.checks.run_checks`); their
         flags fill ``GradedRun.checks`` and the turns' ``dq_category``.
+    workers
+        Processes that grade the distinct inputs when there are many
+        (:func:`workbench.parallel.map_chunks`): ``None`` for all cores, ``1`` in this process.
+        Each distinct input is graded once, whatever the number of turns that share it.
     """
     benchmark = benchmark or gold.benchmark
     policy = for_benchmark(get_policy(policy), benchmark)
@@ -242,18 +303,15 @@ def grade_predictions(
         | pl.col("gold_program").str.contains("table_", literal=True)
     )
     tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
-    graded_rows, policy_rows = _grade_rows(joined.to_dicts(), tables, policy, extra, kind)
-    policy_grades = (
-        pl.DataFrame(policy_rows, schema={c: _as_text(t) for c, t in POLICY_GRADES.items()})
-        .cast(POLICY_GRADES)
-        .sort("system", "record_id", "turn", maintain_order=True)
-    )
-    turns = (
-        pl.DataFrame(graded_rows, infer_schema_length=None)
-        .with_columns(pl.col("gold_program").map_elements(final_operation, return_dtype=pl.String).alias("operation"))
-        .join(gold_features(gold_turns, tables), on=keys, how="left", maintain_order="left")
-        .join(graders_disagree(policy_grades), on=["system", *keys], how="left", maintain_order="left")
-    )
+    graded, policy_grades = _grade_rows(joined, tables, policy, extra, kind, workers)
+    del parts, joined  # only the graded copy is needed from here
+    programs = graded.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
+    final = {program: final_operation(program) for program in programs}  # once per distinct program
+    turns = graded.with_columns(
+        pl.col("gold_program").replace_strict(final, return_dtype=pl.String).alias("operation")
+    ).join(gold_features(gold_turns, tables), on=keys, how="left", maintain_order="left")
+    if "graders_disagree" not in turns.columns:  # several rows of one turn: by turn, not by input
+        turns = turns.join(graders_disagree(policy_grades), on=["system", *keys], how="left", maintain_order="left")
     turns = turns.with_columns(error_types(turns, tables))
     checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
     turns = turns.join(top_category(checks_table), on=keys, how="left", maintain_order="left")

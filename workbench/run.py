@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from workbench.config import RunConfig
+from workbench.engines import grade_on_engine
 from workbench.errors import UsageError
 from workbench.grade import GradedRun, grade_predictions
 from workbench.io.gold import GoldDataset, load_gold
@@ -99,12 +100,16 @@ def _check_benchmark(config: RunConfig, found: str) -> str:
     return found
 
 
-def grade_run(config: RunConfig) -> Run:
+def grade_run(config: RunConfig, *, engine: str = "local", scheduler: str | None = None) -> Run:
     """Load the gold set and every prediction file of ``config`` and grade them.
 
     Without a dataset (``config.dataset is None``) the gold is read from the prediction
     files themselves; prediction rows without a record id are linked to the gold by their
     question text.
+
+    ``engine="dask"`` grades on a Dask cluster (the scheduler at ``scheduler``, or a local
+    cluster started for the run); the result equals the local engine's. See
+    :mod:`workbench.engines`.
 
     Raises
     ------
@@ -133,7 +138,9 @@ def grade_run(config: RunConfig) -> Run:
     frames = [attach_record_ids(frame, gold) for frame in frames]
     benchmark = _check_benchmark(config, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))
     kind = _KIND_BY_BENCHMARK.get(benchmark, "auto")
-    graded = grade_predictions(gold, frames, policy=config.policy, kind=kind, benchmark=benchmark)  # type: ignore[arg-type]
+    graded = grade_on_engine(
+        gold, frames, engine=engine, scheduler=scheduler, policy=config.policy, kind=kind, benchmark=benchmark
+    )
     return Run(
         config=config, gold=gold, graded=graded, prediction_files=tuple(files), predictions=tuple(frames), kind=kind
     )

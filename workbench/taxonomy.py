@@ -41,6 +41,7 @@ from workbench.grading.program import (
     parse_program,
 )
 from workbench.grading.status import GradeStatus, MatchReason
+from workbench.parallel import distinct, same_tables
 
 __all__ = ["ErrorType", "ERROR_TYPE_DTYPE", "ErrorEvidence", "classify_error", "error_types"]
 
@@ -213,11 +214,10 @@ def error_types(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = No
     for table operations).
     """
     tables = tables or {}
+    canonical = same_tables(tables)
     flags = _carried(turns)
     frame = turns.join(flags, on=["system", "record_id", "turn"], how="left", maintain_order="left")
-    values: list[str | None] = []
     columns = (
-        "correct",
         "status",
         "reason",
         "program_correct",
@@ -226,22 +226,32 @@ def error_types(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = No
         "pred_value",
         "gold_value",
         "carried",
-        "doc_id",
     )
     present = [c for c in columns if c in frame.columns]
-    for row in frame.select(present).iter_rows(named=True):
-        if row["correct"]:
-            values.append(None)
-            continue
+    table = (
+        pl.col("doc_id").replace_strict(canonical, default=None, return_dtype=pl.String)
+        if canonical and "doc_id" in frame.columns
+        else pl.lit(None, dtype=pl.String)
+    )
+    wrong = (
+        frame.with_row_index("_row")
+        .filter(pl.col("correct").fill_null(False).not_())
+        .select("_row", *present, table.alias("_table"))
+    )
+    unique, index = distinct(wrong, [*present, "_table"])
+    types = []  # once per distinct evidence
+    for row in unique.iter_rows(named=True):
         evidence = ErrorEvidence(
             status=str(row["status"]),
             reason=str(row["reason"]),
-            program_correct=row["program_correct"],
-            predicted_program=row["predicted_program"],
-            gold_program=row["gold_program"],
-            pred_value=row["pred_value"],
-            gold_value=row["gold_value"],
-            carried=bool(row["carried"]),
+            program_correct=row.get("program_correct"),
+            predicted_program=row.get("predicted_program"),
+            gold_program=row.get("gold_program"),
+            pred_value=row.get("pred_value"),
+            gold_value=row.get("gold_value"),
+            carried=bool(row.get("carried")),
         )
-        values.append(classify_error(evidence, table=tables.get(row.get("doc_id") or "")).value)
-    return pl.Series("error_type", values, dtype=ERROR_TYPE_DTYPE)
+        types.append(classify_error(evidence, table=tables.get(row["_table"] or "")).value)
+    values = pl.Series("error_type", types, dtype=pl.String)[index] if types else pl.Series([], dtype=pl.String)
+    column = pl.Series("error_type", [None] * frame.height, dtype=pl.String).scatter(wrong["_row"], values)
+    return column.cast(ERROR_TYPE_DTYPE)

@@ -2,7 +2,7 @@
 
 Not a timed test: it prints figures, and ratios against a peer measured in the same run
 (the exact-string baseline, the cheapest possible grader), because the machines are
-shared and noisy. Run with ``make bench`` or ``python benchmarks/grading_throughput.py``.
+shared and noisy. Run with ``make bench`` or ``python bench/grading_throughput.py``.
 
 Pairs:
 * ConvFinQA: the claude-sonnet-4-6 dev run, 1,490 (answer, executed gold) pairs, with
@@ -18,6 +18,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -53,18 +54,35 @@ def convfinqa_pairs() -> list[Pair]:
     ]
 
 
-def gsm8k_pairs() -> list[Pair]:
+def gsm8k_records() -> list[dict[str, Any]]:
+    """One dict per GSM8K output: system, answer (flexible extraction), gold, question,
+    raw_output, upstream_correct (OpenAI's verdict, else None) and upstream_answer (ToRA's)."""
     gold = load_gold(ROOT / "data/gsm8k/test.jsonl")
     answers = dict(gold.turns.select("record_id", "gold_executed").iter_rows())
-    pairs: list[Pair] = []
+    records: list[dict[str, Any]] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # program-of-thoughts prompt-only lines
         for name in GSM8K_FILES:
             preds = attach_record_ids(load_predictions(ROOT / name), gold)
             for row in preds.iter_rows(named=True):
-                answer = row["predicted_answer"] or extract_answer(row["raw_output"]).answer
-                pairs.append((answer, answers.get(row["record_id"]), row["question"], None))
-    return pairs
+                records.append(
+                    {
+                        "file": name,
+                        "system": row["system"],
+                        "predicted_answer": row["predicted_answer"],
+                        "answer": row["predicted_answer"] or extract_answer(row["raw_output"]).answer,
+                        "gold": answers.get(row["record_id"]),
+                        "question": row["question"],
+                        "raw_output": row["raw_output"],
+                        "upstream_correct": row["upstream_correct"],
+                        "upstream_answer": row["upstream_answer"],
+                    }
+                )
+    return records
+
+
+def gsm8k_pairs() -> list[Pair]:
+    return [(r["answer"], r["gold"], r["question"], None) for r in gsm8k_records()]
 
 
 def rate(label: str, pairs: Sequence[Pair], grade: Callable[[Pair], object], repeat: int = 3) -> float:
@@ -74,21 +92,17 @@ def rate(label: str, pairs: Sequence[Pair], grade: Callable[[Pair], object], rep
         for pair in pairs:
             grade(pair)
         best = min(best, time.perf_counter() - start)
-    per_second = len(pairs) / best
-    print(f"  {label:<44} {len(pairs):>6} pairs  {best * 1000:8.1f} ms  {per_second:>10,.0f} pairs/s")
-    return per_second
+    return len(pairs) / best
 
 
-def main() -> int:
-    print("grading throughput (best of 3; one process)")
-    for name, pairs in (("ConvFinQA dev, claude-sonnet-4-6", convfinqa_pairs()), ("GSM8K, 8 systems", gsm8k_pairs())):
-        print(f"{name}:")
-        peer = rate("peer: exact string match", pairs, lambda p: exact_string_match(p[0], p[1]))
-        cascade = rate(
-            "answers_match (cascade, cues)", pairs, lambda p: answers_match(p[0], p[1], question=p[2], unit=p[3])
-        )
+def run() -> dict[str, Any]:
+    """Pairs per second (best of 3, one process) for each pair set and grader."""
+    out: dict[str, Any] = {}
+    for key, pairs in (("convfinqa", convfinqa_pairs()), ("gsm8k", gsm8k_pairs())):
+        peer = rate("peer", pairs, lambda p: exact_string_match(p[0], p[1]))
+        cascade = rate("cascade", pairs, lambda p: answers_match(p[0], p[1], question=p[2], unit=p[3]))
         every = rate(
-            f"grade_turn under all {len(POLICIES)} policies",
+            "all",
             pairs,
             lambda p: grade_turn(
                 predicted_answer=p[0],
@@ -100,7 +114,31 @@ def main() -> int:
                 also=ALL_POLICIES,
             ),
         )
-        print(f"  ratio to peer: cascade {peer / cascade:.1f}x slower, all policies {peer / every:.1f}x slower")
+        out[key] = {
+            "pairs": len(pairs),
+            "exact_string_pairs_per_s": round(peer),
+            "answers_match_pairs_per_s": round(cascade),
+            "all_policies_pairs_per_s": round(every),
+            "policies": len(POLICIES),
+            "answers_match_slowdown_vs_exact": round(peer / cascade, 2),
+            "all_policies_slowdown_vs_exact": round(peer / every, 2),
+        }
+    return out
+
+
+def main() -> int:
+    figures = run()
+    print("grading throughput (best of 3; one process)")
+    names = {"convfinqa": "ConvFinQA dev, claude-sonnet-4-6", "gsm8k": "GSM8K, 8 systems"}
+    for key, f in figures.items():
+        print(f"{names[key]} ({f['pairs']:,} pairs):")
+        print(f"  peer: exact string match                  {f['exact_string_pairs_per_s']:>10,} pairs/s")
+        print(f"  answers_match (cascade, cues)             {f['answers_match_pairs_per_s']:>10,} pairs/s")
+        print(f"  grade_turn under all {f['policies']} policies           {f['all_policies_pairs_per_s']:>10,} pairs/s")
+        print(
+            f"  ratio to peer: cascade {f['answers_match_slowdown_vs_exact']:.1f}x slower, "
+            f"all policies {f['all_policies_slowdown_vs_exact']:.1f}x slower"
+        )
     return 0
 
 

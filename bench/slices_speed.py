@@ -12,7 +12,7 @@ are shared and noisy:
 * intervals: a plain per-group clustered bootstrap (draw the group's conversations with
   replacement, one replicate at a time), run on 10 of the groups and scaled to all of them.
 
-Run with ``make bench`` or ``python benchmarks/slices_speed.py``.
+Run with ``make bench`` or ``python bench/slices_speed.py``.
 """
 
 from __future__ import annotations
@@ -75,32 +75,52 @@ def naive_bootstrap(long: pl.DataFrame, groups: list[tuple[str, str]], n_boot: i
         np.percentile(estimates, [2.5, 97.5])
 
 
-def main() -> None:
+def run() -> dict[str, Any]:
     turns = replicated_turns()
     n_conv = turns["record_id"].n_unique()
-    print(f"table: {turns.height:,} turns, {n_conv:,} conversations, {len(SLICES)} slices + overall")
-
     t_slices, table = best_of(lambda: slice_accuracy(turns, intervals=False))
     labels = slice_labels(turns)
     t_pandas, _ = best_of(lambda: pandas_slices(labels), repeat=3)
-    print(
-        f"all slices (labels, long frame, accuracy per group; {table.height} groups): {t_slices * 1000:.0f} ms "
-        f"[target < 200 ms]; pandas groupby peer from ready labels {t_pandas * 1000:.0f} ms "
-        f"(ratio {t_pandas / t_slices:.1f}x)"
-    )
-
+    groups = table.height
     t_intervals, table = best_of(lambda: slice_accuracy(turns, n_boot=N_BOOT), repeat=3)
-    print(
-        f"all slices with {N_BOOT} clustered bootstrap replicates: {t_intervals:.2f} s [target < 2 s]; "
-        f"{table.height} groups, widest interval {float((table['high'] - table['low']).max()):.3f}"
-    )
     long = long_slices(turns)
     some = table.filter(pl.col("slice") != "overall").select("slice", "group").head(10).rows()
     t_naive, _ = best_of(lambda: naive_bootstrap(long, some, N_BOOT), repeat=1)
     scaled = t_naive / len(some) * table.height
+    return {
+        "turns": turns.height,
+        "conversations": n_conv,
+        "slices": len(SLICES),
+        "groups": groups,
+        "slices_ms": round(t_slices * 1000, 1),
+        "slices_target_ms": 200,
+        "pandas_groupby_peer_ms": round(t_pandas * 1000, 1),
+        "ratio_pandas_over_slices": round(t_pandas / t_slices, 1),
+        "intervals_s": round(t_intervals, 3),
+        "intervals_target_s": 2.0,
+        "n_boot": N_BOOT,
+        "widest_interval": round(float((table["high"] - table["low"]).max()), 4),
+        "naive_bootstrap_groups_timed": len(some),
+        "naive_bootstrap_scaled_s": round(scaled, 2),
+        "ratio_naive_over_intervals": round(scaled / t_intervals, 1),
+    }
+
+
+def main() -> None:
+    f = run()
+    print(f"table: {f['turns']:,} turns, {f['conversations']:,} conversations, {f['slices']} slices + overall")
     print(
-        f"peer: per-group bootstrap loop {t_naive:.2f} s for {len(some)} groups, "
-        f"{scaled:.1f} s scaled to {table.height} groups (ratio {scaled / t_intervals:.0f}x)"
+        f"all slices (labels, long frame, accuracy per group; {f['groups']} groups): {f['slices_ms']:.0f} ms "
+        f"[target < 200 ms]; pandas groupby peer from ready labels {f['pandas_groupby_peer_ms']:.0f} ms "
+        f"(ratio {f['ratio_pandas_over_slices']:.1f}x)"
+    )
+    print(
+        f"all slices with {N_BOOT} clustered bootstrap replicates: {f['intervals_s']:.2f} s [target < 2 s]; "
+        f"widest interval {f['widest_interval']:.3f}"
+    )
+    print(
+        f"peer: per-group bootstrap loop, {f['naive_bootstrap_groups_timed']} groups timed, "
+        f"{f['naive_bootstrap_scaled_s']:.1f} s scaled to all groups (ratio {f['ratio_naive_over_intervals']:.0f}x)"
     )
 
 

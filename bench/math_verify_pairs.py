@@ -1,0 +1,167 @@
+"""GSM8K pairs graded by workbench and by math-verify in the same run: speed and agreement.
+
+Pairs: every bundled GSM8K output (ToRA x2, program-of-thoughts x2, OpenAI GPT-3 x4 systems a
+line; 10,549 outputs), each against the gold answer of data/gsm8k/test.jsonl. Both graders get
+the same input, the model's output: the raw output, or, where the file carries an answer the
+system produced itself (program-of-thoughts: the executed program's result), that answer.
+
+* workbench: ``extract_answer`` (flexible extraction) then ``answers_match`` (the cascade);
+  timed both end to end and on pre-extracted answers (best of 3);
+* math-verify (the package, ``from math_verify import parse, verify``), the standard call
+  ``verify(parse(gold), parse(output))`` with its signal timeouts switched off
+  (``parsing_timeout=None``, ``timeout_seconds=None``): the run is single-threaded and the
+  outputs are short, and alarms would add per-call system calls to its time. Timed once.
+
+Agreement with a reference verdict, where one exists:
+
+* OpenAI GPT-3 (4 systems): the upstream ``is_correct`` (``upstream_correct``);
+* ToRA (2 systems): derived, ToRA's own extracted answer (``pred``, ``upstream_answer``)
+  numerically equal to the gold (what ToRA's evaluation script checks); the file carries no
+  verdict;
+* program-of-thoughts: none.
+
+Target (issue 7): workbench at least 50x the pairs per second of math-verify.
+Run with ``make bench`` or ``python bench/math_verify_pairs.py [--limit N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.grading_throughput import gsm8k_records  # noqa: E402
+from workbench.grading.compare import answers_match  # noqa: E402
+from workbench.grading.extract import extract_answer  # noqa: E402
+
+TARGET_RATIO = 50.0
+
+
+def _number(text: Any) -> float | None:
+    try:
+        return float(str(text).replace(",", "").replace("$", "").strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def reference(record: dict[str, Any]) -> tuple[str, bool] | None:
+    """(which reference, verdict) for a record, or None where there is none."""
+    if record["upstream_correct"] is not None:
+        return "openai_upstream_is_correct", bool(record["upstream_correct"])
+    if record["upstream_answer"] is not None:
+        a, b = _number(record["upstream_answer"]), _number(record["gold"])
+        return "tora_derived_pred_equals_gold", a is not None and b is not None and abs(a - b) < 1e-4
+    return None
+
+
+def _ours(record: dict[str, Any]) -> bool:
+    answer = record["predicted_answer"] or extract_answer(record["raw_output"]).answer
+    return bool(answers_match(answer, record["gold"], question=record["question"]).correct)
+
+
+def run(limit: int | None = None) -> dict[str, Any]:
+    from math_verify import parse, verify
+
+    logging.getLogger("math_verify").setLevel(logging.ERROR)  # "timeout is disabled" warnings
+    records = gsm8k_records()
+    if limit is not None:
+        records = records[:limit]
+    n = len(records)
+
+    best_e2e = float("inf")
+    ours: list[bool] = []
+    for _ in range(3):
+        start = time.perf_counter()
+        ours = [_ours(r) for r in records]
+        best_e2e = min(best_e2e, time.perf_counter() - start)
+    answers = [r["predicted_answer"] or extract_answer(r["raw_output"]).answer for r in records]
+    best_match = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for r, answer in zip(records, answers, strict=True):
+            answers_match(answer, r["gold"], question=r["question"])
+        best_match = min(best_match, time.perf_counter() - start)
+
+    theirs: list[bool] = []
+    errors = 0
+    start = time.perf_counter()
+    for r in records:
+        try:
+            gold = parse(r["gold"] or "", parsing_timeout=None)
+            pred = parse(r["predicted_answer"] or r["raw_output"] or "", parsing_timeout=None)
+            theirs.append(bool(verify(gold, pred, timeout_seconds=None)))
+        except Exception:  # noqa: BLE001 - counted, graded wrong
+            errors += 1
+            theirs.append(False)
+    t_mv = time.perf_counter() - start
+
+    agreement: dict[str, dict[str, int]] = {}
+    for r, o, t in zip(records, ours, theirs, strict=True):
+        ref = reference(r)
+        if ref is None:
+            continue
+        name, verdict = ref
+        a = agreement.setdefault(
+            name, {"pairs": 0, "reference_correct": 0, "workbench_agrees": 0, "math_verify_agrees": 0}
+        )
+        a["pairs"] += 1
+        a["reference_correct"] += verdict
+        a["workbench_agrees"] += o == verdict
+        a["math_verify_agrees"] += t == verdict
+
+    ours_rate, match_rate, mv_rate = n / best_e2e, n / best_match, n / t_mv
+    return {
+        "pairs": n,
+        "workbench_pairs_per_s": round(ours_rate),
+        "workbench_match_only_pairs_per_s": round(match_rate),
+        "math_verify_pairs_per_s": round(mv_rate, 1),
+        "ratio_workbench_over_math_verify": round(ours_rate / mv_rate, 1),
+        "ratio_match_only_over_math_verify": round(match_rate / mv_rate, 1),
+        "target_ratio": TARGET_RATIO,
+        "workbench_seconds": round(best_e2e, 3),
+        "math_verify_seconds": round(t_mv, 2),
+        "math_verify_errors": errors,
+        "workbench_correct": sum(ours),
+        "math_verify_correct": sum(theirs),
+        "graders_agree": sum(o == t for o, t in zip(ours, theirs, strict=True)),
+        "workbench_only_correct": sum(o and not t for o, t in zip(ours, theirs, strict=True)),
+        "math_verify_only_correct": sum(t and not o for o, t in zip(ours, theirs, strict=True)),
+        "agreement_with_reference": agreement,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=None, help="only the first N pairs")
+    f = run(parser.parse_args(argv).limit)
+    n = f["pairs"]
+    print(f"GSM8K: {n:,} (output, gold) pairs")
+    print(
+        f"  workbench extract + answers_match {f['workbench_pairs_per_s']:>10,} pairs/s "
+        f"(answers_match alone {f['workbench_match_only_pairs_per_s']:,})"
+    )
+    print(
+        f"  math-verify parse + verify        {f['math_verify_pairs_per_s']:>10,.0f} pairs/s ({f['math_verify_errors']} errors)"
+    )
+    print(f"  ratio {f['ratio_workbench_over_math_verify']:.1f}x [target >= {TARGET_RATIO:.0f}x]")
+    print(
+        f"  marked correct: workbench {f['workbench_correct']:,}, math-verify {f['math_verify_correct']:,}; "
+        f"the two agree on {f['graders_agree']:,}/{n:,} ({f['workbench_only_correct']} only workbench, "
+        f"{f['math_verify_only_correct']} only math-verify)"
+    )
+    for name, a in f["agreement_with_reference"].items():
+        print(
+            f"  vs {name} ({a['pairs']:,} pairs, {a['reference_correct']:,} correct): "
+            f"workbench agrees {a['workbench_agrees']:,}, math-verify agrees {a['math_verify_agrees']:,}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""The dask engine grades like the local engine (issue 7), on a ``distributed.LocalCluster``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench.cli import main
+from workbench.config import project_root, resolve
+from workbench.engines import grade_dask, grade_on_engine
+from workbench.errors import UsageError
+from workbench.grade import GradedRun, grade_predictions
+from workbench.run import Run, grade_run
+
+distributed = pytest.importorskip("distributed")
+
+ROOT = project_root()
+DEV = ROOT / "data/convfinqa/dev.json"
+CLAUDE = ROOT / "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6"
+CLAUDE_RUNS = [CLAUDE / "2026-05-04T06-35-00Z/predictions.jsonl", CLAUDE / "2026-05-04T12-48-44Z/predictions.jsonl"]
+GSM8K = ROOT / "tests/fixtures/gsm8k/test_first_20.jsonl"
+TORA = ROOT / "tests/fixtures/predictions/gsm8k/tora-70b_first_20.jsonl"
+POT = ROOT / "tests/fixtures/predictions/gsm8k/pot_zeroshot_first_20.jsonl"
+
+CASES = {
+    "convfinqa-dev-two-runs": {"dataset": DEV, "predictions": CLAUDE_RUNS, "systems": ["run-a", "run-b"]},
+    "gsm8k-gold-in-outputs": {"dataset": None, "predictions": [TORA]},
+    "gsm8k-two-systems": {"dataset": GSM8K, "predictions": [TORA, POT]},
+}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def client(cluster):
+    with distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def local_runs() -> dict[str, Run]:
+    return {name: grade_run(resolve(**case)) for name, case in CASES.items()}
+
+
+def assert_same(dask: GradedRun, local: GradedRun) -> None:
+    assert dask.turns.columns == local.turns.columns
+    assert dask.turns.schema == local.turns.schema
+    assert dask.turns.equals(local.turns)
+    assert dask.policy_grades.equals(local.policy_grades)
+    assert dask.checks.equals(local.checks)
+    assert dask.unmatched.equals(local.unmatched)
+    assert dask.systems == local.systems
+    assert dask.policy == local.policy
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_dask_engine_equals_local(name: str, cluster, local_runs: dict[str, Run]) -> None:
+    run = grade_run(resolve(**CASES[name]), engine="dask", scheduler=cluster.scheduler_address)
+    assert run.turns.height > 0
+    assert_same(run.graded, local_runs[name].graded)
+
+
+def test_parts_without_a_system_and_unmatched_rows(client, local_runs: dict[str, Run]) -> None:
+    """A system that answers only some conversations still gets every gold turn; rows that
+    match no gold turn are reported once, in the order given."""
+    run = local_runs["convfinqa-dev-two-runs"]
+    a, b = run.predictions
+    some = b["record_id"].unique(maintain_order=True).head(5).to_list()
+    stray = a.head(3).with_columns(pl.format("{}-not-in-gold", pl.col("record_id")).alias("record_id"))
+    late = a.head(2).with_columns(pl.col("turn") + 40)
+    frames = [pl.concat([stray, a, late]), b.filter(pl.col("record_id").is_in(some))]
+    options = {"policy": run.config.policy, "kind": run.kind, "benchmark": run.gold.benchmark}
+    local = grade_predictions(run.gold, frames, **options)
+    dask = grade_dask(run.gold, frames, client=client, n_partitions=7, **options)
+    assert local.unmatched.height == 5
+    assert_same(dask, local)
+
+
+def _grade_cli(args: list[str], out: Path) -> None:
+    assert main(["grade", *args, "--out", str(out)]) == 0
+
+
+def test_cli_dask_engine_writes_the_same_turns(cluster, tmp_path: Path) -> None:
+    args = [str(DEV), *map(str, CLAUDE_RUNS), "--system", "run-a", "--system", "run-b"]
+    _grade_cli(args, tmp_path / "local")
+    _grade_cli([*args, "--engine", "dask", "--scheduler", cluster.scheduler_address], tmp_path / "dask")
+    for name in ("turns", "policy_grades", "checks", "unmatched", "conversations"):
+        local, dask = (pl.read_parquet(tmp_path / side / f"{name}.parquet") for side in ("local", "dask"))
+        assert dask.equals(local), name
+    assert (tmp_path / "dask/turns.parquet").read_bytes() == (tmp_path / "local/turns.parquet").read_bytes()
+
+
+def test_cli_dask_engine_starts_its_own_cluster(tmp_path: Path) -> None:
+    _grade_cli(["--dataset", "none", str(TORA)], tmp_path / "local")
+    _grade_cli(["--dataset", "none", str(TORA), "--engine", "dask"], tmp_path / "dask")
+    assert (tmp_path / "dask/turns.parquet").read_bytes() == (tmp_path / "local/turns.parquet").read_bytes()
+
+
+def test_unreachable_scheduler_is_a_clear_error() -> None:
+    with pytest.raises(UsageError, match=r"cannot reach the Dask scheduler at 'tcp://127\.0\.0\.1:9'"):
+        grade_run(resolve(dataset=None, predictions=[TORA]), engine="dask", scheduler="tcp://127.0.0.1:9")
+
+
+def test_scheduler_needs_the_dask_engine(local_runs: dict[str, Run]) -> None:
+    run = local_runs["gsm8k-gold-in-outputs"]
+    with pytest.raises(UsageError, match="--engine dask"):
+        grade_on_engine(run.gold, run.predictions, scheduler="tcp://127.0.0.1:9")
+
+
+def test_parts_whose_gold_shows_no_display_answers(client, local_runs: dict[str, Run]) -> None:
+    """Some checks run only when the gold set shows display answers; a part without any
+    is lent a conversation that does, so its checks match the whole set's. (On the dev set
+    the question_unit flags fall on conversations that show display answers themselves, so
+    this exercises the lending without depending on it.)"""
+    run = local_runs["convfinqa-dev-two-runs"]
+    differs = pl.col("gold_answer") != pl.col("gold_executed")
+    plain = run.gold.turns.group_by("record_id", maintain_order=True).agg(differs.any().alias("d"))
+    ids = [*plain.filter(~pl.col("d"))["record_id"].head(30), *plain.filter(pl.col("d"))["record_id"].head(2)]
+    gold = replace(run.gold, turns=run.gold.turns.filter(pl.col("record_id").is_in(ids)))
+    frames = [f.filter(pl.col("record_id").is_in(ids)) for f in run.predictions]
+    options = {"policy": run.config.policy, "kind": run.kind, "benchmark": run.gold.benchmark}
+    local = grade_predictions(gold, frames, **options)
+    assert_same(grade_dask(gold, frames, client=client, n_partitions=40, **options), local)

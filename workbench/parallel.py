@@ -1,0 +1,116 @@
+"""Grade each distinct input once, and spread many distinct inputs over all cores.
+
+Two pieces, used by :mod:`workbench.grade`, :mod:`workbench.features`,
+:mod:`workbench.taxonomy` and :mod:`workbench.checks`:
+
+* :func:`distinct` groups the rows of a table by the columns a computation depends on,
+  so the computation runs once per distinct key and its results are gathered back onto
+  every row;
+* :func:`map_chunks` applies a function to chunks of items, in this process when there
+  are few, else in a process pool (the ``spawn`` context: the grader keeps subprocess
+  workers for its time limits and threads, which a forked child would inherit half-way).
+  Results come back in input order whatever the order the chunks finish in.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import TypeVar
+
+import polars as pl
+
+from workbench.grading.program import TableRows
+
+__all__ = ["POOL_THRESHOLD", "CHUNK_SIZE", "distinct", "map_chunks", "same_tables"]
+
+#: Below this many items :func:`map_chunks` runs in this process (a pool costs ~1 s to start).
+POOL_THRESHOLD = 20_000
+#: Items per chunk sent to a pool worker.
+CHUNK_SIZE = 4_000
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def distinct(frame: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, pl.Series]:
+    """The distinct values of ``keys`` (in order of first appearance) and, for every row of
+    ``frame``, the index of its key among them (nulls are equal to nulls).
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"a": [1, 2, 1, None, None], "b": ["x", "y", "x", None, None]})
+    >>> unique, index = distinct(rows, ["a", "b"])
+    >>> unique.rows(), index.to_list()
+    ([(1, 'x'), (2, 'y'), (None, None)], [0, 1, 0, 2, 2])
+    """
+    if frame.is_empty():
+        return frame.select(keys), pl.Series("_key", [], dtype=pl.UInt32)
+    grouped = (
+        frame.select(keys)
+        .with_row_index("_row")
+        .group_by(list(keys), maintain_order=True)
+        .agg(pl.col("_row"))
+        .with_row_index("_key")
+    )
+    index = grouped.select("_key", "_row").explode("_row").sort("_row")["_key"]
+    return grouped.select(keys), index
+
+
+def same_tables(tables: Mapping[str, TableRows]) -> dict[str, str]:
+    """Each ``doc_id`` of ``tables`` mapped to the first (in sorted order) ``doc_id`` whose
+    table has the same content, so tables key computations by content, not by document.
+
+    Examples
+    --------
+    >>> same_tables({"b": {"x": [1.0]}, "a": {"x": [1.0]}, "c": {"y": [2.0]}})
+    {'a': 'a', 'b': 'a', 'c': 'c'}
+    """
+    first: dict[tuple[tuple[str, tuple[float | None, ...]], ...], str] = {}
+    return {
+        doc_id: first.setdefault(tuple((k, tuple(v)) for k, v in tables[doc_id].items()), doc_id)
+        for doc_id in sorted(tables)
+    }
+
+
+def map_chunks(
+    fn: Callable[[list[T]], list[R]],
+    items: Sequence[T],
+    *,
+    workers: int | None = None,
+    threshold: int | None = None,
+    chunk_size: int | None = None,
+) -> list[R]:
+    """``fn`` over chunks of ``items``, concatenated in input order.
+
+    Parameters
+    ----------
+    fn
+        Maps a list of items to one result per item; a picklable (module-level) function
+        or :func:`functools.partial` of one when a pool is used.
+    items
+        The inputs.
+    workers
+        Processes; ``None`` for all cores, ``1`` to stay in this process.
+    threshold
+        Fewer items than this stay in this process; :data:`POOL_THRESHOLD` by default.
+    chunk_size
+        Items per chunk; :data:`CHUNK_SIZE` by default.
+
+    Examples
+    --------
+    >>> map_chunks(lambda xs: [x * 2 for x in xs], [1, 2, 3], workers=1)
+    [2, 4, 6]
+    """
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    threshold = POOL_THRESHOLD if threshold is None else threshold
+    chunk_size = CHUNK_SIZE if chunk_size is None else chunk_size
+    if workers <= 1 or len(items) < max(threshold, 1):
+        return list(fn(list(items)))
+    chunks = [list(items[i : i + chunk_size]) for i in range(0, len(items), chunk_size)]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=context) as pool:
+        done = list(pool.map(fn, chunks))  # map yields in submission order
+    return [result for chunk in done for result in chunk]
