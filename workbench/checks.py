@@ -99,7 +99,15 @@ from workbench.schema import CHECK_CATEGORIES, CHECK_KEYS, CHECKS
 #: The rule whose evidence comes from the systems' answers rather than from the gold.
 AGREEMENT_RULE = "systems_agree"
 
-__all__ = ["AGREEMENT_RULE", "gold_checks", "agreement_checks", "run_checks", "flag_counts", "top_category"]
+__all__ = [
+    "AGREEMENT_RULE",
+    "gold_checks",
+    "agreement_checks",
+    "run_checks",
+    "flag_counts",
+    "top_category",
+    "shows_display_answers",
+]
 
 #: Confidences, one per (rule, situation); see the module docstring.
 CONFIDENCE: Mapping[str, float] = {
@@ -581,7 +589,7 @@ def gold_checks(gold: GoldDataset) -> pl.DataFrame:
     documents, same = _documents_by_id(gold.documents)
     # question_unit reads the display answer: gold whose display is the executed value (the
     # ghchen99 layout) has none to read
-    has_display = bool(gold.turns.select((pl.col("gold_answer") != pl.col("gold_executed")).any()).item())
+    has_display = shows_display_answers(gold.turns)
     rows: list[dict[str, Any]] = []
     done: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # flags by conversation content
     ordered = gold.turns.sort("record_id", "turn").iter_rows(named=True)
@@ -791,6 +799,18 @@ def flag_counts(checks: pl.DataFrame) -> pl.DataFrame:
         .with_columns(pl.col("n_flags", "n_turns").fill_null(0))
         .select("category", "n_flags", "n_turns")
     )
+
+
+def shows_display_answers(turns: pl.DataFrame) -> bool:
+    """Whether a gold set writes display answers of its own (some differ from the executed
+    values); the ``question_unit`` rule only runs on such a set.
+
+    Examples
+    --------
+    >>> shows_display_answers(pl.DataFrame({"gold_answer": ["14.1%"], "gold_executed": ["0.141"]}))
+    True
+    """
+    return bool(turns.select((pl.col("gold_answer") != pl.col("gold_executed")).any()).item())
 
 
 def top_category(checks: pl.DataFrame) -> pl.DataFrame:

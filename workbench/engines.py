@@ -21,8 +21,9 @@ from typing import Any
 
 import polars as pl
 
+from workbench.checks import shows_display_answers
 from workbench.errors import UsageError
-from workbench.grade import GradedRun, grade_predictions, unmatched_reason
+from workbench.grade import GradedRun, grade_predictions, unmatched_rows
 from workbench.io.gold import GoldDataset
 from workbench.schema import CHECK_KEYS, PREDICTIONS
 
@@ -90,12 +91,6 @@ def _client(scheduler: str | None) -> tuple[Any, Any]:
     return Client(cluster), cluster
 
 
-def _has_display(turns: pl.DataFrame) -> bool:
-    # mirrors workbench.checks.gold_checks: some detectors run only when the gold set as a
-    # whole shows answers that differ from the executed values
-    return bool(turns.select((pl.col("gold_answer") != pl.col("gold_executed")).any()).item())
-
-
 def _grade_part(gold: GoldDataset, preds: pl.DataFrame, own: list[str], options: dict[str, Any]) -> GradedRun:
     """Grade one part on a worker, keeping the rows of its own records."""
     graded = grade_predictions(gold, preds, **options)
@@ -143,12 +138,7 @@ def grade_dask(
 
     # what matches no gold turn is decided once, here, in the order the rows were given
     gold_turns = gold.turns
-    record_turns = gold_turns.group_by("record_id").agg(pl.col("n_turns").first())
-    unmatched = (
-        preds.join(gold_turns.select(_KEYS), on=_KEYS, how="anti")
-        .join(record_turns, on="record_id", how="left")
-        .with_columns(unmatched_reason(gold).alias("why"))
-    )
+    unmatched = unmatched_rows(gold, preds)
     matched = preds.join(gold_turns.select(_KEYS), on=_KEYS, how="semi", maintain_order="left")
 
     if "workers" in inspect.signature(grade_predictions).parameters:
@@ -171,7 +161,7 @@ def grade_dask(
         for part in sorted(parts):
             own = parts[part]
             turns = gold_turns.filter(pl.col("record_id").is_in(own))
-            if lend and not _has_display(turns):
+            if lend and not shows_display_answers(turns):
                 turns = gold_turns.filter(pl.col("record_id").is_in([*own, *lend]))
             doc_ids = turns["doc_id"].drop_nulls().unique().to_list() if "doc_id" in turns.columns else []
             part_gold = replace(gold, turns=turns, documents=gold.documents.filter(pl.col("doc_id").is_in(doc_ids)))

@@ -27,7 +27,14 @@ from workbench.parallel import distinct, map_chunks, same_tables
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS
 from workbench.taxonomy import error_types
 
-__all__ = ["GradedRun", "grade_predictions", "graders_disagree", "unmatched_reason", "unmatched_message"]
+__all__ = [
+    "GradedRun",
+    "grade_predictions",
+    "graders_disagree",
+    "unmatched_reason",
+    "unmatched_rows",
+    "unmatched_message",
+]
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,17 @@ class GradedRun:
 
 #: Prediction columns that carry gold (they served to build or link the gold set).
 _CARRIED_GOLD = ("question", "gold_answer", "gold_solution")
+
+
+def unmatched_rows(gold: GoldDataset, preds: pl.DataFrame) -> pl.DataFrame:
+    """The prediction rows that match no gold turn, in their given order, with a ``why``."""
+    keys = ["record_id", "turn"]
+    record_turns = gold.turns.group_by("record_id").agg(pl.col("n_turns").first())
+    return (
+        preds.join(gold.turns.select(keys), on=keys, how="anti", maintain_order="left")
+        .join(record_turns, on="record_id", how="left", maintain_order="left")
+        .with_columns(unmatched_reason(gold).alias("why"))
+    )
 
 
 def unmatched_reason(gold: GoldDataset) -> pl.Expr:
@@ -276,12 +294,7 @@ def grade_predictions(
     last_turn = (pl.col("turn") == pl.col("n_turns") - 1).alias("is_last_turn")
     keys = ["record_id", "turn"]
 
-    record_turns = gold_turns.group_by("record_id").agg(pl.col("n_turns").first())
-    unmatched = (
-        preds.join(gold_turns.select(keys), on=keys, how="anti")
-        .join(record_turns, on="record_id", how="left")
-        .with_columns(unmatched_reason(gold).alias("why"))
-    )
+    unmatched = unmatched_rows(gold, preds)
 
     parts = []
     for system in systems:
