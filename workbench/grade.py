@@ -18,6 +18,7 @@ from workbench.checks import run_checks, top_category
 from workbench.features import gold_features
 from workbench.grading.compare import AnswerKind
 from workbench.grading.equivalence import final_operation
+from workbench.grading.limits import start_worker
 from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, GradingPolicy, for_benchmark, get_policy
 from workbench.grading.program import TableRows
 from workbench.grading.status import GradeStatus, MatchReason
@@ -286,6 +287,7 @@ def grade_predictions(
     """
     benchmark = benchmark or gold.benchmark
     policy = for_benchmark(get_policy(policy), benchmark)
+    start_worker()  # SymPy's worker imports while the cheap rules grade
     extra = [for_benchmark(get_policy(p), benchmark) for p in (POLICIES.values() if also is None else also)]
     frames = [predictions] if isinstance(predictions, pl.DataFrame) else list(predictions)
     preds = pl.concat([f.select(list(PREDICTIONS)) for f in frames]) if frames else pl.DataFrame(schema=PREDICTIONS)

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from workbench.grading import patterns
+from workbench.grading.memo import memoize
 from workbench.grading.normalize import ParsedNumber, is_no_answer, normalize_answer, parse_number
 from workbench.grading.status import GradeStatus, MatchReason
-from workbench.grading.symbolic import latex_equivalent, latex_number, strip_number_decorations
+from workbench.grading.symbolic import collection_size, latex_equivalent, latex_number, strip_number_decorations
 
 __all__ = [
     "MatchPolicy",
@@ -177,6 +178,7 @@ def _boolean(text: str) -> bool | None:
     return match.group("word").lower() in ("yes", "true")
 
 
+@memoize(max_chars=256)
 def read_number(text: str) -> ParsedNumber | None:
     r"""Read an answer that is one number, in any of the ways answers write numbers.
 
@@ -213,6 +215,7 @@ def read_number(text: str) -> ParsedNumber | None:
 UnitCue = Literal["percent", "ratio", "plain"]
 
 
+@memoize(max_chars=4096, maxsize=1 << 14)
 def percent_cue(question: str | None, unit: str | None) -> UnitCue | None:
     """What unit the answer should be in: ``percent``, ``ratio``, ``plain`` (the output
     declares a raw number: no unit reading at all), or ``None`` when nothing says. A unit
@@ -309,6 +312,15 @@ def answers_match(
     """
     if kind not in _KINDS:
         raise ValueError(f"unknown answer kind {kind!r}; use one of {', '.join(_KINDS)}")
+    return _answers_match(pred, gold, kind, question, unit, policy)
+
+
+#: A verdict is a pure function of its inputs: a run grades the same (answer, gold, question)
+#: for many systems ("18" for "18"), so each distinct comparison is made once per process.
+@memoize(max_chars=4096, maxsize=1 << 17)
+def _answers_match(
+    pred: str | None, gold: str | None, kind: AnswerKind, question: str | None, unit: str | None, policy: MatchPolicy
+) -> Verdict:
     if gold is None or not str(gold).strip():
         return Verdict(False, GradeStatus.NO_GOLD, MatchReason.NO_GOLD, None, None, "no gold answer", kind)
     if pred is None or is_no_answer(pred):
@@ -326,9 +338,12 @@ def answers_match(
     if gold_number is not None:
         pred_number = read_number(pred)
         if pred_number is not None:
-            cue = percent_cue(question, unit) if policy.use_cues else None
-            return _compare_numbers(pred_number, gold_number, policy, cue)
+            return _compare_numbers(pred_number, gold_number, policy, _CueOf(question, unit, policy.use_cues))
         if policy.symbolic and patterns.MATH_MARKUP.search(pred):
+            items = collection_size(pred)
+            if items > 1:  # decided without SymPy: several values are not one number
+                detail = f"the prediction lists {items} values; the gold is one number ({gold_number.text})"
+                return Verdict(False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, gold_number.fraction, detail, "latex")
             return _compare_symbolic(pred, gold, policy, gold_number.fraction)
         return Verdict(
             False,
@@ -410,13 +425,32 @@ def _precision(number: ParsedNumber) -> int:
     return -(len(digits) - len(digits.rstrip("0"))) if digits != "0" else 0
 
 
-def _percent_allowed(pred: ParsedNumber, cue: UnitCue | None, upward: bool, bare: bool = True) -> tuple[bool, str]:
+class _CueOf:
+    """The unit cue of a comparison, read from the question only when a rule needs it: most
+    pairs are decided before any unit reading, and a regex over a long question is not free."""
+
+    __slots__ = ("_args", "_cue", "_read")
+
+    def __init__(self, question: str | None = None, unit: str | None = None, use: bool = True) -> None:
+        self._args = (question, unit) if use else None
+        self._read = False
+        self._cue: UnitCue | None = None
+
+    def __call__(self) -> UnitCue | None:
+        if not self._read:
+            self._cue = percent_cue(*self._args) if self._args is not None else None
+            self._read = True
+        return self._cue
+
+
+def _percent_allowed(pred: ParsedNumber, cue_of: _CueOf, upward: bool, bare: bool = True) -> tuple[bool, str]:
     """Whether reading ``pred`` in the other unit is allowed, and why. ``upward``: the
     prediction is in percent units for a ratio gold; otherwise a ratio for a percent gold."""
     if pred.is_percent:
         return True, "the % sign says it is a percentage"
     if not bare:
         return False, "the gold is in the unit the question asks, so a bare number is not read x100"
+    cue = cue_of()
     if cue is None:
         return True, "neither the question nor the output says which unit"
     if cue == "plain":
@@ -427,8 +461,9 @@ def _percent_allowed(pred: ParsedNumber, cue: UnitCue | None, upward: bool, bare
 
 
 def _compare_numbers(
-    pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: UnitCue | None = None
+    pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: _CueOf | None = None
 ) -> Verdict:
+    cue = cue if cue is not None else _CueOf(use=False)
     p, g = pred.fraction, gold.fraction
 
     def verdict(correct: bool, reason: MatchReason, detail: str) -> Verdict:
@@ -481,7 +516,7 @@ def _is_rounding(p: float, p_decimals: int, g: float, g_decimals: int, band: flo
     return abs(p - g) <= 0.5 * 10.0 ** (-coarser) * (1 + 1e-9)
 
 
-def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdict, cue: UnitCue | None):  # type: ignore[no-untyped-def]
+def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdict, cue: _CueOf):  # type: ignore[no-untyped-def]
     p, g = pred.fraction, gold.fraction
     g_decimals = _precision(gold) - (2 if gold.is_percent else 0)  # decimals of the fraction
     if g != 0 and p != 0:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from workbench.grading.memo import memoize
 from workbench.grading.program import (
     Call,
     Const,
@@ -125,9 +126,12 @@ def _canon(node: Node) -> _Canon:
 
 
 def _is_structural(node: Num | Const) -> bool:
-    if isinstance(node, Const):
-        return True
-    value = Fraction(repr(node.value)) if node.value == node.value else Fraction(0)
+    return isinstance(node, Const) or _structural_number(node.value)
+
+
+@memoize(max_chars=0, maxsize=1 << 14)
+def _structural_number(number: float) -> bool:
+    value = Fraction(repr(number)) if number == number else Fraction(0)
     return (value.denominator == 1 and abs(value) <= _SMALL_INTEGER) or abs(value) in _POWERS_OF_TEN
 
 
@@ -142,6 +146,7 @@ class _Undefined(Exception):
     """Evaluation at a test point divided by zero or grew too large."""
 
 
+@memoize(max_chars=4096)
 def _point_value(key: str, point: int) -> Fraction:
     digest = hashlib.blake2b(f"{point}|{key}".encode(), digest_size=8).digest()
     numerator = int.from_bytes(digest[:5], "big") % 1_000_003 + 1_009
@@ -300,6 +305,19 @@ def compare_programs(
     >>> m.equivalent, m.partial_credit
     (False, 0.5)
     """
+    if isinstance(pred, str) and isinstance(gold, str):
+        return _compare_texts(pred, gold, time_limit)  # each distinct pair once per process
+    return _compare(pred, gold, time_limit)
+
+
+@memoize(max_chars=8192, maxsize=1 << 15)
+def _compare_texts(pred: str, gold: str, time_limit: float | None) -> ProgramMatch:
+    return _compare(pred, gold, time_limit)
+
+
+def _compare(
+    pred: str | Sequence[str] | Program, gold: str | Sequence[str] | Program, time_limit: float | None
+) -> ProgramMatch:
     try:
         pred_steps = _parse(pred)
     except (ProgramSyntaxError, RecursionError) as exc:

@@ -56,6 +56,7 @@ __all__ = [
     "LimitStatus",
     "Limited",
     "call_with_limit",
+    "start_worker",
     "shutdown_workers",
 ]
 
@@ -440,6 +441,35 @@ def call_with_limit(func: Callable[..., T], *args: Any, time_limit: float | None
             if not clean:  # died, raised, or interrupted (KeyboardInterrupt): its state is unknown
                 _POOL.discard(worker, generation, replace=False)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def start_worker() -> None:
+    """Start one worker in the background when this process has none, so that the first limited
+    call of a grading run does not wait for a fresh interpreter to import SymPy: the worker
+    starts while the cheap rules run. Returns at once; a worker that is never used is stopped
+    at exit like any other.
+
+    Examples
+    --------
+    >>> start_worker()
+    >>> import operator
+    >>> call_with_limit(operator.mul, 6, 7).value
+    42
+    """
+    with _POOL.lock:
+        _POOL._check_pid()
+        if _POOL.idle or _POOL.busy:
+            return
+    try:
+        worker = _Worker()
+    except OSError:
+        logger.exception("could not start a worker ahead of time")
+        return
+    with _POOL.lock:
+        if _POOL.pid == os.getpid() and not _POOL.idle:
+            _POOL.idle.append(worker)
+            return
+    worker.kill()
 
 
 def shutdown_workers() -> None:

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from workbench.grading import patterns
+from workbench.grading.memo import memoize
 
 __all__ = ["ParsedNumber", "normalize_answer", "parse_number", "parse_cell_number", "is_no_answer"]
 
@@ -41,6 +42,7 @@ class ParsedNumber:
         return self.value / 100.0 if self.is_percent else self.value
 
 
+@memoize(max_chars=256)
 def normalize_answer(text: str) -> str:
     """Normalise an answer string for comparison.
 
@@ -80,6 +82,7 @@ def _decimals(literal: str) -> int:
     return len(mantissa.split(".")[1]) if "." in mantissa else 0
 
 
+@memoize(max_chars=256)
 def parse_number(text: str) -> ParsedNumber | None:
     """Read an answer that is a single number; ``None`` when the text is not one.
 

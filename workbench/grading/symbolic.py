@@ -50,7 +50,7 @@ from workbench.grading.limits import DEFAULT_TIME_LIMIT, LimitStatus, call_with_
 from workbench.grading.normalize import parse_number
 from workbench.grading.status import GradeStatus
 
-__all__ = ["SymbolicVerdict", "latex_equivalent", "latex_number", "MAX_SYMBOLIC_CHARS"]
+__all__ = ["SymbolicVerdict", "latex_equivalent", "latex_number", "collection_size", "MAX_SYMBOLIC_CHARS"]
 
 #: Longest input (per side, in characters) handed to SymPy; longer ones are refused at once with
 #: status ``timeout``, because parsing them could not finish within any reasonable limit.
@@ -125,6 +125,54 @@ def _closing_brace(text: str, start: int) -> int:
             if depth == 0:
                 return index
     return -1
+
+
+_BRACKETS = {"(": ")", "[": "]", "{": "}"}
+
+
+def collection_size(text: str) -> int:
+    r"""How many values an answer lists when it is one bracketed collection (a tuple, list, set
+    or dict written out, as program-of-thoughts outputs print them); 1 otherwise.
+
+    Read without SymPy: a collection of two or more values is never equal to one number, so
+    the cascade decides it without a worker call. A single bracketed item is looked into
+    (``[{x: 16, y: 20}]`` lists 2).
+
+    Examples
+    --------
+    >>> collection_size("{x: 4000, y: 1000, z: 6000}"), collection_size("(1/8, 1/4, 4, 16)")
+    (3, 4)
+    >>> collection_size("[{x: 16, y: 20}]"), collection_size("(3+4)"), collection_size("x, y")
+    (2, 1, 1)
+    >>> collection_size(r"\{1, 2\}"), collection_size("(0, 1]"), collection_size("[1,000]")
+    (2, 1, 1)
+    """
+    s = _strip_delimiters(text)
+    if s.startswith("\\{") and s.endswith("\\}"):
+        s = "{" + s[2:-2] + "}"
+    while len(s) >= 2 and s[0] in _BRACKETS and s[-1] == _BRACKETS[s[0]]:
+        if patterns.WHOLE_NUMBER_ANSWER.match(s[1:-1].strip()):
+            return 1  # "[1,000]": one number with a thousands separator
+        items, depth, start = [], 0, 1
+        for index in range(1, len(s) - 1):
+            char = s[index]
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+                if depth < 0:  # the first bracket closes early: "(1)+(2)" is not one collection
+                    return 1
+            elif char == "," and depth == 0:
+                items.append(s[start:index])
+                start = index + 1
+        if depth != 0:
+            return 1
+        items.append(s[start:-1])
+        items = [item.strip() for item in items if item.strip()]
+        if len(items) != 1:
+            return max(len(items), 1)
+        s = items[0].strip("'\"").strip()
+    return 1
 
 
 def _unwrap(text: str, prefixes: tuple[str, ...]) -> str | None:
