@@ -204,6 +204,7 @@ def _apply(node: Call, args: list[Fraction], point: int) -> Fraction:
     return _point_value(f"f:{op}|{labels}|{[str(a) for a in args]}", point)
 
 
+@memoize(max_chars=0, maxsize=1 << 15)  # a node is frozen: the same sub-computation recurs across turns and runs
 def _signature(node: Node) -> tuple[Fraction, ...] | None:
     try:
         return tuple(_evaluate(node, point, {}) for point in _POINTS)
