@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import InputError
+from workbench.io.jsonfiles import read_text
 
 __all__ = ["ReportJob", "load_batch"]
 
@@ -48,6 +49,46 @@ def _as_list(value: Any, file: str, where: str, key: str) -> str:
     )
 
 
+def _read_yaml(path: Path) -> Any:
+    """Parse the batch file: UTF-8 (or UTF-16 with a byte-order mark); a key given twice in one
+    mapping is an error naming it (YAML readers silently keep the last)."""
+    import yaml
+
+    class _UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
+            if isinstance(node, yaml.MappingNode):
+                seen: set[Any] = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":  # '<<: *anchor': its keys may be overridden
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    if isinstance(key, str) and key in seen:
+                        raise InputError(
+                            str(path),
+                            f"key '{key}' appears twice in one mapping (a YAML reader would keep only the last)",
+                            location=f"line {key_node.start_mark.line + 1}",
+                            field=key,
+                            fix="remove or rename one of the two",
+                        )
+                    seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    text = read_text(path)
+    if not text.strip():
+        raise InputError(str(path), "the file is empty", fix="write 'reports:' followed by '- template: 01-overview'")
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(
+            str(path),
+            f"not valid YAML ({problem})" + ("; the file looks truncated" if "<stream end>" in str(problem) else ""),
+            location=f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "",
+            fix="check the indentation and quoting there",
+        ) from None
+
+
 def load_batch(path: str | Path) -> list[ReportJob]:
     """Read and check a batch file.
 
@@ -66,15 +107,8 @@ def load_batch(path: str | Path) -> list[ReportJob]:
     >>> [(j.template, j.parameters, j.out_dir.as_posix()) for j in load_batch(f)]
     [('01-overview', {'max_failed_rows': 5}, 'r/01-overview')]
     """
-    import yaml
-
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read the batch file ({exc.strerror})", fix="check the path") from None
-    except yaml.YAMLError as exc:
-        raise InputError(str(path), f"not valid YAML ({exc})", fix="check the indentation and quoting") from None
+    data = _read_yaml(path)
     if not isinstance(data, Mapping) or not isinstance(data.get("reports"), list) or not data["reports"]:
         raise InputError(
             str(path),
@@ -84,15 +118,30 @@ def load_batch(path: str | Path) -> list[ReportJob]:
     unknown_top = sorted(set(data) - {"out", "reports"})
     if unknown_top:
         raise InputError(str(path), f"unknown key {', '.join(unknown_top)}", fix="use 'out' and 'reports' only")
+    if not isinstance(data.get("out"), str | None):
+        raise InputError(
+            str(path),
+            f"expected a folder name, got {type(data['out']).__name__} {data['out']!r:.40}",
+            field="out",
+            fix="write 'out: reports/nightly'",
+        )
     base = Path(data["out"]) if data.get("out") else None
     jobs = []
     for index, entry in enumerate(data["reports"], start=1):
         where = f"report {index}"
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("template"), str):
+        if not isinstance(entry, Mapping) or "template" not in entry:
             raise InputError(
                 str(path),
                 "expected a mapping with a 'template' name",
                 location=where,
+                fix="write '- template: 01-overview'",
+            )
+        if not isinstance(entry["template"], str) or not entry["template"].strip():
+            raise InputError(
+                str(path),
+                f"expected a template name, got {type(entry['template']).__name__} {entry['template']!r:.40}",
+                location=where,
+                field="template",
                 fix="write '- template: 01-overview'",
             )
         unknown = sorted(set(entry) - _ENTRY_KEYS)
@@ -111,6 +160,15 @@ def load_batch(path: str | Path) -> list[ReportJob]:
                 field="parameters",
                 fix="write 'parameters: {name: value}'",
             )
+        for key in ("dataset", "out"):
+            if key in entry and not isinstance(entry[key], str | None):
+                raise InputError(
+                    str(path),
+                    f"expected a text, got {type(entry[key]).__name__} {entry[key]!r:.40}",
+                    location=where,
+                    field=key,
+                    fix=f"write {key} as one name or path",
+                )
         params = dict(entry.get("parameters") or {})
         if entry.get("dataset"):
             params["dataset"] = str(entry["dataset"])

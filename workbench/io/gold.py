@@ -34,7 +34,7 @@ from workbench.grading.compare import answer_text
 from workbench.grading.extract import last_boxed
 from workbench.grading.normalize import parse_cell_number, parse_number
 from workbench.grading.program import TableRows, table_grid, table_rows
-from workbench.io.jsonfiles import iter_json_lines, read_json, read_text, require_object
+from workbench.io.jsonfiles import iter_json_lines, read_csv, read_json, read_parquet, read_text, require_object
 from workbench.schema import DOCUMENTS, GOLD_TURNS
 
 __all__ = [
@@ -216,7 +216,16 @@ class _Record:
         self, path: Path, index: int, raw: object, *, record_id: str | None = None, where: str | None = None
     ) -> None:
         self.path, self.raw = path, require_object(path, raw, where or f"record {index}")
-        self.id = record_id if record_id is not None else str(self.raw.get("id", f"#{index}"))
+        given = self.raw.get("id", f"#{index}")
+        if record_id is None and (isinstance(given, bool) or not isinstance(given, str | int)):
+            raise InputError(
+                str(path),
+                f"record id {given!r:.40} is a {type(given).__name__}, not text",
+                location=where or f"record {index}",
+                field="id",
+                fix="give the record id as text, e.g. 'Single_JKHY/2009/page_28.pdf-3'",
+            )
+        self.id = record_id if record_id is not None else str(given)
         self.location = f"{where or f'record {index}'} (id '{self.id}')"
 
     def get(self, *keys: str, kind: type | tuple[type, ...] = object, default: Any = ...) -> Any:
@@ -244,6 +253,32 @@ class _Record:
             )
         return value
 
+    def scalars(self, field_lists: Mapping[str, Sequence[Any]]) -> None:
+        """Each turn's value must be text, a number, a boolean or null (not an object or list)."""
+        for name, values in field_lists.items():
+            for turn, value in enumerate(values):
+                if isinstance(value, dict | list):
+                    raise InputError(
+                        str(self.path),
+                        f"expected text or a number, found {type(value).__name__} {value!r:.40}",
+                        location=f"{self.location}, turn {turn}",
+                        field=name,
+                        fix="give each turn's value as text or a number",
+                    )
+
+    def rows(self, table: list[Any], field: str) -> list[Any]:
+        """A table in the original layout must be a list of rows, each a list of cells."""
+        for index, row in enumerate(table):
+            if not isinstance(row, list):
+                raise InputError(
+                    str(self.path),
+                    f"table row {index} is a {type(row).__name__}, not a list of cells",
+                    location=self.location,
+                    field=field,
+                    fix="give the table as a list of rows, each a list of cells",
+                )
+        return table
+
     def same_length(self, field_lists: Mapping[str, Sequence[Any]], n: int) -> None:
         for name, values in field_lists.items():
             if len(values) != n:
@@ -266,7 +301,7 @@ def _document(rec: _Record, pre: object, post: object, table: object) -> dict[st
     columns, rows = table_grid(table)
     return {
         "doc_id": rec.id,
-        "filename": rec.raw.get("filename"),
+        "filename": rec.get("filename", kind=(str, type(None)), default=None),
         "pre_text": _join_text(pre),
         "post_text": _join_text(post),
         "table_json": json.dumps({"columns": columns, "rows": rows}),
@@ -347,6 +382,14 @@ def _reformatted(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         },
         n,
     )
+    rec.scalars(
+        {
+            "dialogue.conv_questions": questions,
+            "dialogue.conv_answers": answers,
+            "dialogue.turn_program": programs,
+            "dialogue.executed_answers": executed,
+        }
+    )
     features = rec.get("features", kind=dict, default={})
     table = rec.get("doc", "table", kind=(dict, list))
     duplicate, non_numeric = _table_features(table)
@@ -373,6 +416,22 @@ def _original(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         {"annotation.turn_program": programs, "annotation.exe_ans_list": executed, "annotation.qa_split": splits},
         n,
     )
+    rec.scalars(
+        {
+            "annotation.dialogue_break": questions,
+            "annotation.turn_program": programs,
+            "annotation.exe_ans_list": executed,
+        }
+    )
+    for turn, split in enumerate(splits):
+        if split not in (None, 0, 1):  # True/False are 1/0
+            raise InputError(
+                str(rec.path),
+                f"qa_split {split!r:.40} is not 0 or 1",
+                location=f"{rec.location}, turn {turn}",
+                field="annotation.qa_split",
+                fix="give 0 for turns of the first question, 1 for the second",
+            )
     # The original layout has display answers only for the question each half ends with.
     answers: list[object] = [None] * n
     halves = [k for k in ("qa", "qa_0", "qa_1") if isinstance(rec.raw.get(k), dict)]
@@ -381,7 +440,7 @@ def _original(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         last = max((i for i in range(n) if int(splits[i] or 0) == half), default=None)
         if last is not None:
             answers[last] = rec.raw[key].get("answer")
-    table = rec.get("table", kind=list, default=[])
+    table = rec.rows(rec.get("table", kind=list, default=[]), "table")
     duplicate, non_numeric = _table_features(table)
     flags = ("qa_1" in rec.raw or rec.id.startswith("Double_"), duplicate, non_numeric)
     rows = [
@@ -395,7 +454,7 @@ def _ghchen99(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     conversation = rec.get("conversation", kind=list)
     n = len(conversation)
     report = rec.get("financial_report", kind=dict)
-    table = report.get("table", [])
+    table = rec.rows(rec.get("financial_report", "table", kind=list, default=[]), "financial_report.table")
     duplicate, non_numeric = _table_features(table)
     flags = (rec.id.startswith("Double_"), duplicate, non_numeric)
     rows = []
@@ -408,6 +467,7 @@ def _ghchen99(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
                 field="conversation.question",
                 fix="give each turn a 'question'",
             )
+        rec.scalars({"conversation.expected_answer": [None] * i + [turn.get("expected_answer")]})
         executed = turn.get("expected_answer")
         rows.append(
             _turn_row(rec, i, n, str(turn["question"]), executed, executed, turn.get("expected_program"), None, flags)
@@ -490,13 +550,40 @@ def _from_objects(path: Path, items: list[tuple[str, Any]], *, where: str | None
         raise InputError(str(path), "no turns found", fix="give a file with at least one record")
     location, first = items[0]
     first = require_object(path, first, location)
-    if set(_TABLE_REQUIRED) <= set(first):
+    shape = next((name for name, keys in _ONE_TURN_SHAPES.items() if set(keys) <= set(first)), None)
+    if shape is None:
+        raise _unrecognised(path, where or location, first)
+    _check_one_shape(path, items, shape)
+    if shape == "plain table":
         return _plain_table(path, items, list(first))
-    if {"problem", "solution"} <= set(first):
+    if shape == "MATH":
         return _math(path, items)
-    if {"question", "answer"} <= set(first):
-        return _gsm8k(path, items)
-    raise _unrecognised(path, where or location, first)
+    return _gsm8k(path, items)
+
+
+#: One-record-per-item gold shapes, by the keys that identify them (checked in this order).
+_ONE_TURN_SHAPES = {"plain table": _TABLE_REQUIRED, "MATH": ("problem", "solution"), "GSM8K": ("question", "answer")}
+
+
+def _check_one_shape(path: Path, items: list[tuple[str, Any]], shape: str) -> None:
+    """Raise :class:`InputError` at the first item of another shape than the first item's."""
+    needed = _ONE_TURN_SHAPES[shape]
+    for where, obj in items:
+        obj = require_object(path, obj, where)
+        missing = [k for k in needed if k not in obj]
+        if not missing:
+            continue
+        other = next((name for name, keys in _ONE_TURN_SHAPES.items() if set(keys) <= set(obj)), None)
+        if other is None:
+            continue  # a record that merely lacks a field: the layout's reader names it
+        raise InputError(
+            str(path),
+            f"the file mixes two schemas: this record has the {other} shape (keys {', '.join(list(obj)[:8])}) "
+            f"but {items[0][0]} has the {shape} shape (keys {', '.join(needed)})",
+            location=where,
+            field=missing[0],
+            fix="give each schema its own file, or convert these records to one shape",
+        )
 
 
 def _one_turn_row(
@@ -581,25 +668,11 @@ def _math(path: Path, items: list[tuple[str, Any]]) -> GoldDataset:
 
 def _read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """Rows of a CSV, TSV or Parquet file, where each came from, and the columns."""
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        if not path.exists():
-            raise InputError(str(path), "file not found", fix="check the path")
-        try:
-            frame = pl.read_parquet(path)
-        except Exception as exc:  # noqa: BLE001 - polars raises several types for bad files
-            raise InputError(
-                str(path), f"not a readable Parquet file ({type(exc).__name__})", fix="re-export the file as Parquet"
-            ) from None
+    if path.suffix.lower() == ".parquet":
+        frame = read_parquet(path)
         return frame.to_dicts(), [f"row {i + 1}" for i in range(frame.height)], frame.columns
-    read_text(path)  # encoding and existence checks with clear messages
-    try:
-        frame = pl.read_csv(path, infer_schema=False, separator="\t" if suffix == ".tsv" else ",")
-    except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as exc:
-        raise InputError(
-            str(path), f"not a readable CSV ({exc})".splitlines()[0], fix="check the delimiter, quoting and header row"
-        ) from None
-    return frame.to_dicts(), [f"line {i + 2}" for i in range(frame.height)], frame.columns
+    frame, locations = read_csv(path)
+    return frame.to_dicts(), locations, frame.columns
 
 
 def _table_turn(path: Path, where: str, value: object) -> int:
@@ -638,6 +711,16 @@ def _plain_table(path: Path, items: list[tuple[str, Any]], columns: Sequence[str
             raise InputError(
                 str(path), "empty record id", location=where, field="record_id", fix="give every row its record id"
             )
+        for name in ("record_id", "question", "gold_answer", "gold_program", "gold_solution"):
+            value = obj.get(name)
+            if isinstance(value, dict | list) or (name == "record_id" and isinstance(value, bool)):
+                raise InputError(
+                    str(path),
+                    f"expected text or a number, found {type(value).__name__} {value!r:.40}",
+                    location=where,
+                    field=name,
+                    fix="give the value as text or a number",
+                )
         key = (str(record_id), _table_turn(path, where, obj.get("turn")))
         if key in seen:
             raise InputError(

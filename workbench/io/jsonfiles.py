@@ -1,35 +1,71 @@
-"""Read JSON and JSON Lines files with errors that name the file and line.
+"""Read JSON, JSON Lines, CSV and Parquet input files with errors that name the file and line.
 
-The only place that turns bytes into Python objects for JSON inputs.
+The only place that turns bytes into Python objects (or tables) for JSON and CSV inputs:
+
+* text is UTF-8; a UTF-8 byte-order mark is dropped, a UTF-16 file (with its byte-order
+  mark) is decoded; any other byte that is not UTF-8 is reported with its line and byte offset;
+* a JSON object that gives the same key twice is an error naming the key and the line (the
+  JSON reader would silently keep the last value);
+* a CSV row with more or fewer values than the header, or a header naming a column twice, is
+  an error naming the line.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
-from collections.abc import Iterator
+import json.decoder
+import json.scanner
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from workbench.errors import InputError
 
-__all__ = ["read_json", "iter_json_lines", "read_text", "require_object"]
+__all__ = [
+    "read_json",
+    "iter_json_lines",
+    "read_text",
+    "require_object",
+    "read_csv",
+    "check_closed_quotes",
+    "shown_values",
+    "read_parquet",
+]
+
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_REENCODE = "re-encode the file as UTF-8 (e.g. iconv -f cp1252 -t utf-8 FILE > NEW)"
 
 
 def read_text(path: Path) -> str:
-    """Read a UTF-8 text file (a byte-order mark is allowed), or raise :class:`InputError`."""
+    """Read a UTF-8 text file (a byte-order mark is allowed; UTF-16 with its byte-order mark
+    is decoded), or raise :class:`InputError`."""
     if not path.exists():
         raise InputError(str(path), "file not found", fix="check the path")
     if path.is_dir():
         raise InputError(str(path), "is a directory, not a file", fix="give the file inside it")
+    data = path.read_bytes()
+    if data.startswith(_UTF16_BOMS) and not data.startswith(b"\xff\xfe\x00\x00"):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                str(path),
+                f"starts with a UTF-16 byte-order mark but is not valid UTF-16 (byte offset {exc.start})",
+                fix=_REENCODE,
+            ) from None
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise InputError(
             str(path),
-            f"bytes that are not UTF-8 ({exc.reason})",
+            f"byte 0x{data[exc.start]:02x} at byte offset {exc.start} is not UTF-8 ({exc.reason})",
             location=f"line {line}",
-            fix="save the file as UTF-8",
+            fix=_REENCODE,
         ) from None
 
 
@@ -45,20 +81,98 @@ def require_object(path: Path, value: Any, location: str) -> dict[str, Any]:
     return value
 
 
+# --------------------------------------------------------------------------- JSON
+class _DuplicateKey(Exception):
+    def __init__(self, key: str, position: int = -1) -> None:
+        super().__init__(key)
+        self.key, self.position = key, position
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` that refuses a key given twice in one object."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+def _key_position(text: str, key: str, start: int, end: int) -> int:
+    """Offset of the second ``"key":`` between ``start`` and ``end`` (``start`` if not found)."""
+    token = json.dumps(key, ensure_ascii=False)
+    found: list[int] = []
+    at = text.find(token, start, end)
+    while at >= 0 and len(found) < 2:
+        if text[at + len(token) : end].lstrip().startswith(":"):
+            found.append(at)
+        at = text.find(token, at + 1, end)
+    return found[1] if len(found) == 2 else start
+
+
+def _duplicate_position(text: str) -> int:
+    """Where the first object with a repeated key repeats it (a slow, pure-Python parse: errors only)."""
+    decoder = json.JSONDecoder()
+
+    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None):  # type: ignore[no-untyped-def]
+        s, start = s_and_end
+        pairs, end = json.decoder.JSONObject(s_and_end, strict, scan_once, None, list, memo)
+        keys = [k for k, _ in pairs]
+        if len(set(keys)) != len(keys):
+            key = next(k for i, k in enumerate(keys) if k in keys[:i])
+            raise _DuplicateKey(key, _key_position(s, key, start, end))
+        return dict(pairs), end
+
+    decoder.parse_object = parse_object  # type: ignore[assignment]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    try:
+        decoder.decode(text)
+    except _DuplicateKey as exc:
+        return exc.position
+    except (ValueError, RecursionError):  # not expected: the fast parse got as far as the repeated key
+        pass
+    return 0
+
+
+def _duplicate_error(path: Path, key: str, line: int) -> InputError:
+    return InputError(
+        str(path),
+        f"key '{key}' appears twice in one JSON object (a JSON reader would silently keep the last)",
+        location=f"line {line}",
+        field=key,
+        fix="remove or rename one of the two",
+    )
+
+
+def _json_error(path: Path, exc: json.JSONDecodeError, text: str, line: int | None = None) -> InputError:
+    ends_early = not text[exc.pos :].strip() or exc.msg.startswith("Unterminated string")
+    problem = f"invalid JSON ({exc.msg}, column {exc.colno})"
+    if ends_early:
+        problem += "; the text ends in the middle of a value, so the file looks truncated"
+    return InputError(
+        str(path),
+        problem,
+        location=f"line {line if line is not None else exc.lineno}",
+        fix="repair or remove that line"
+        if line is not None
+        else "repair the JSON at that place, or give the whole file",
+    )
+
+
 def read_json(path: Path) -> Any:
-    """Parse a whole JSON file; invalid JSON gives the line and column."""
+    """Parse a whole JSON file; invalid JSON gives the line and column, a key given twice its line."""
     text = read_text(path)
     if not text.strip():
         raise InputError(str(path), "the file is empty", fix="give a file with records")
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_pairs)
     except json.JSONDecodeError as exc:
-        raise InputError(
-            str(path),
-            f"invalid JSON ({exc.msg}, column {exc.colno})",
-            location=f"line {exc.lineno}",
-            fix="repair the JSON at that place (a truncated file ends early)",
-        ) from None
+        raise _json_error(path, exc, text) from None
+    except _DuplicateKey as exc:
+        position = _duplicate_position(text)
+        raise _duplicate_error(path, exc.key, text.count("\n", 0, position) + 1) from None
 
 
 def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -70,12 +184,116 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_unique_pairs)
         except json.JSONDecodeError as exc:
-            raise InputError(
-                str(path),
-                f"invalid JSON ({exc.msg}, column {exc.colno})",
-                location=f"line {number}",
-                fix="repair or remove that line",
-            ) from None
+            raise _json_error(path, exc, line, number) from None
+        except _DuplicateKey as exc:
+            raise _duplicate_error(path, exc.key, number) from None
         yield number, require_object(path, obj, f"line {number}")
+
+
+# --------------------------------------------------------------------------- tables
+def shown_values(values: Sequence[str]) -> str:
+    r"""Up to 8 values for a one-line message: line breaks shown as ``\n``, long values cut.
+
+    Examples
+    --------
+    >>> shown_values(["a", "b\nc", "x" * 40])
+    'a, b\\nc, xxxxxxxxxxxxxxxxxxxxxxxxx...'
+    """
+    cut = [v if len(v) <= 28 else v[:25] + "..." for v in values[:8]]
+    text = ", ".join(v.replace("\r", "").replace("\n", "\\n") for v in cut)
+    return text + (", ..." if len(values) > 8 else "")
+
+
+def read_csv(path: Path) -> tuple[pl.DataFrame, list[str]]:
+    """Read a CSV (``.tsv``: tab-separated) file as text columns, and where each row starts.
+
+    Empty values are null. A header naming a column twice, or a row with more or fewer values
+    than the header (a truncated file, two files of different columns pasted together), is
+    an :class:`InputError` naming the line.
+    """
+    text = read_text(path)
+    if not text.strip():
+        raise InputError(str(path), "the file is empty", fix="give a file with a header line and rows")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+    rows: list[list[str]] = []
+    locations: list[str] = []
+    header: list[str] = []
+    try:
+        end = 0
+        for row in reader:
+            start, end = end + 1, reader.line_num
+            if not row:
+                continue
+            if not header:
+                header = row
+                dups = [name for i, name in enumerate(header) if name in header[:i]]
+                if dups:
+                    raise InputError(
+                        str(path),
+                        f"column '{dups[0]}' is named twice in the header",
+                        location=f"line {start}",
+                        field=dups[0],
+                        fix="rename or remove one of the two columns",
+                    )
+                continue
+            if len(row) != len(header):
+                last = not "".join(text.splitlines()[end:]).strip()
+                spans_lines = any("\n" in v or "\r" in v for v in row)
+                raise InputError(
+                    str(path),
+                    f"{len(row)} values ({shown_values(row)}) where the header has {len(header)} columns "
+                    f"({shown_values(header)})"
+                    + ("; the file looks truncated" if last and len(row) < len(header) else "")
+                    + ("; a value runs over several lines: is a quote left open?" if spans_lines else ""),
+                    location=f"line {start}",
+                    fix="give every row one value per column (quote values that contain the delimiter); "
+                    "do not paste files with other columns together",
+                )
+            rows.append(row)
+            locations.append(f"line {start}")
+    except csv.Error as exc:
+        raise InputError(
+            str(path),
+            f"not a readable CSV ({exc})",
+            location=f"line {reader.line_num}",
+            fix="check the quoting on that line",
+        ) from None
+    if rows:
+        check_closed_quotes(path, text, rows[-1], locations[-1])
+    columns = {name: [r[i] or None for r in rows] for i, name in enumerate(header)}
+    return pl.DataFrame(columns, schema=dict.fromkeys(header, pl.String)), locations
+
+
+def check_closed_quotes(path: Path, text: str, last_row: Sequence[str | None], location: str) -> None:
+    """Raise :class:`InputError` when a quote opened in the last row is never closed.
+
+    The CSV reader then takes the rest of the file as one value, silently swallowing the rows
+    after it: the last value holds a line break, yet the file does not end with a quote.
+    """
+    if any(v and ("\n" in v or "\r" in v) for v in last_row) and not text.rstrip().endswith('"'):
+        raise InputError(
+            str(path),
+            "a quote opened here is never closed, so the rest of the file would be read as one value",
+            location=location,
+            fix="close the quote (write a quote inside a quoted value as two quotes)",
+        )
+
+
+def read_parquet(path: Path) -> pl.DataFrame:
+    """Read a Parquet file, or raise :class:`InputError` (missing, empty, truncated or corrupt)."""
+    if not path.exists():
+        raise InputError(str(path), "file not found", fix="check the path")
+    if path.is_dir():
+        raise InputError(str(path), "is a directory, not a file", fix="give the file inside it")
+    if path.stat().st_size == 0:
+        raise InputError(str(path), "the file is empty", fix="give a Parquet file with rows")
+    try:
+        return pl.read_parquet(path)
+    except Exception as exc:  # noqa: BLE001 - polars raises several types for bad files
+        raise InputError(
+            str(path),
+            f"not a readable Parquet file, truncated or corrupt ({type(exc).__name__})",
+            fix="re-export the file as Parquet",
+        ) from None

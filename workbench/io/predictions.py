@@ -43,7 +43,7 @@ from workbench.grading import patterns
 from workbench.grading.compare import answer_text
 from workbench.grading.extract import last_boxed
 from workbench.io.gold import gsm8k_final_answer
-from workbench.io.jsonfiles import iter_json_lines, read_json, read_text, require_object
+from workbench.io.jsonfiles import iter_json_lines, read_csv, read_json, read_parquet, require_object
 from workbench.schema import PREDICTION_TARGETS, PREDICTIONS
 
 __all__ = ["ColumnMap", "parse_column_map", "load_predictions", "default_system_name"]
@@ -152,24 +152,10 @@ def _read_rows(path: Path) -> _Rows | pl.DataFrame:
         data = read_json(path)
         return _json_rows(path, data)
     if suffix in (".csv", ".tsv"):
-        read_text(path)  # encoding and existence checks with clear messages
-        try:
-            return pl.read_csv(path, infer_schema=False, separator="\t" if suffix == ".tsv" else ",")
-        except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as exc:
-            raise InputError(
-                str(path),
-                f"not a readable CSV ({exc})".splitlines()[0],
-                fix="check the delimiter, quoting and header row",
-            ) from None
+        frame, locations = read_csv(path)
+        return _Rows(frame.to_dicts(), locations, frame.columns)
     if suffix == ".parquet":
-        if not path.exists():
-            raise InputError(str(path), "file not found", fix="check the path")
-        try:
-            return pl.read_parquet(path)
-        except Exception as exc:  # noqa: BLE001 - polars raises several types for bad files
-            raise InputError(
-                str(path), f"not a readable Parquet file ({type(exc).__name__})", fix="re-export the file as Parquet"
-            ) from None
+        return read_parquet(path)
     raise InputError(
         str(path),
         f"unknown file type '{suffix or '(none)'}'",
@@ -202,7 +188,40 @@ def _json_rows(path: Path, data: Any) -> _Rows:
         require_object(path, obj, f"record {index}")
     if data and "conversation" in data[0] and "id" in data[0]:
         return _ghchen99_predictions(path, data)
-    return _Rows(data, [f"record {i}" for i in range(len(data))], _union_keys(data))
+    locations = [f"record {i}" for i in range(len(data))]
+    _check_one_shape(path, data, locations)
+    return _Rows(data, locations, _union_keys(data))
+
+
+#: Shapes of plain prediction records, by the keys that identify them.
+_SHAPES = {"zarifaziz": ("record_id", "turn_idx"), "canonical": ("record_id", "turn")}
+
+
+def _shape(keys: Iterable[str]) -> str | None:
+    present = set(keys)
+    return next((name for name, needed in _SHAPES.items() if set(needed) <= present), None)
+
+
+def _check_one_shape(path: Path, objects: Sequence[Mapping[str, Any]], locations: Sequence[str]) -> None:
+    """Raise :class:`InputError` at the first record whose shape differs from the first record's."""
+    if not objects:
+        return
+    first = _shape(objects[0])
+    if first is None:
+        return
+    for obj, location in zip(objects, locations, strict=True):
+        shape = _shape(obj)
+        if shape != first:
+            missing = next(k for k in _SHAPES[first] if k not in obj)
+            raise InputError(
+                str(path),
+                f"the file mixes two schemas: this record has the {shape or 'unrecognised'} shape "
+                f"(keys {', '.join(list(obj)[:8])}) but {locations[0]} has the {first} shape "
+                f"(keys {', '.join(list(objects[0])[:8])})",
+                location=location,
+                field=missing,
+                fix="give each schema its own file, or convert these records to one shape",
+            )
 
 
 def _ghchen99_predictions(path: Path, data: list[dict[str, Any]]) -> _Rows:
@@ -271,13 +290,44 @@ def _json_lines_rows(path: Path, pairs: list[tuple[int, dict[str, Any]]]) -> _Ro
     first = objects[0] if objects else {}
     if {"question", "ground_truth"} <= set(first) and any(_is_solution(v) for v in first.values()):
         return _openai_gsm8k(path, pairs)
-    if {"idx", "question", "gt", "pred", "code"} <= keys:
-        return _tora(pairs)
-    if {"question", "answer", "executed", "generated"} <= keys:
-        return _program_of_thoughts(path, pairs)
-    if {"doc_id", "doc", "resps"} <= keys:
-        return _lm_eval_samples(pairs)
-    return _Rows(objects, [f"line {n}" for n, _ in pairs], _union_keys(objects))
+    for name, needed in _ADAPTER_KEYS.items():
+        if set(needed) <= keys:
+            _check_adapter_lines(path, pairs, name, needed)
+            if name == "ToRA":
+                return _tora(pairs)
+            if name == "program-of-thoughts":
+                return _program_of_thoughts(path, pairs)
+            return _lm_eval_samples(path, pairs)
+    locations = [f"line {n}" for n, _ in pairs]
+    _check_one_shape(path, objects, locations)
+    return _Rows(objects, locations, _union_keys(objects))
+
+
+#: JSON Lines shapes read by an adapter, by the keys every line of them has.
+_ADAPTER_KEYS = {
+    "ToRA": ("idx", "question", "gt", "pred", "code"),
+    "program-of-thoughts": ("question", "answer", "executed", "generated"),
+    "lm-eval samples": ("doc_id", "doc", "resps"),
+}
+
+
+def _check_adapter_lines(path: Path, pairs: list[tuple[int, dict[str, Any]]], name: str, needed: Sequence[str]) -> None:
+    """Raise :class:`InputError` at the first line that lacks the keys of the file's shape
+    (program-of-thoughts' prompt-only lines excepted)."""
+    for number, obj in pairs:
+        missing = [k for k in needed if k not in obj]
+        if set(obj) == {"prompt"} and name == "program-of-thoughts":
+            continue
+        # a line lacking a key or two is read as it is (the missing field is reported where needed)
+        if missing and (_shape(obj) is not None or len(missing) > len(needed) // 2):
+            raise InputError(
+                str(path),
+                f"the file mixes two schemas: this line has keys {', '.join(list(obj)[:8])} "
+                f"but the file is {name} output (keys {', '.join(needed)})",
+                location=f"line {number}",
+                field=missing[0],
+                fix="give each schema its own file, or remove the lines of the other shape",
+            )
 
 
 def _is_solution(value: object) -> bool:
@@ -429,7 +479,7 @@ def _lm_eval_gold(doc: Mapping[str, Any], target: Any) -> tuple[str | None, str 
     return answer, solution
 
 
-def _lm_eval_samples(pairs: list[tuple[int, dict[str, Any]]]) -> _Rows:
+def _lm_eval_samples(path: Path, pairs: list[tuple[int, dict[str, Any]]]) -> _Rows:
     """lm-evaluation-harness ``samples_<task>_<date>.jsonl`` (``--log_samples``).
 
     Each line is ``{doc_id, doc, target, arguments, resps, filtered_resps, filter, metrics,
@@ -442,8 +492,27 @@ def _lm_eval_samples(pairs: list[tuple[int, dict[str, Any]]]) -> _Rows:
     ``record_id`` the ``doc_id`` as text.
     """
     groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    seen: dict[tuple[str, str], int] = {}
     for number, obj in pairs:
         doc_id = obj.get("doc_id")
+        if isinstance(doc_id, dict | list | bool):
+            raise InputError(
+                str(path),
+                f"doc_id {_short(doc_id)} is a {type(doc_id).__name__}, not a number or text",
+                location=f"line {number}",
+                field="doc_id",
+                fix="give each sample the doc_id of its document (a number)",
+            )
+        key = (str(doc_id), str(obj.get("filter")))
+        if key in seen:
+            raise InputError(
+                str(path),
+                f"duplicate (doc_id, filter) = ({key[0]}, '{key[1]}'); first at line {seen[key]}",
+                location=f"line {number}",
+                field="doc_id, filter",
+                fix="keep one sample per document and filter (was the log appended to twice?)",
+            )
+        seen[key] = number
         groups.setdefault("" if doc_id is None else str(doc_id), []).append((number, obj))
     records: list[dict[str, Any]] = []
     locations: list[str] = []
@@ -546,6 +615,25 @@ def _text(value: Any) -> str | None:
     return str(value)
 
 
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _cell(path: Path, location: str, obj: Mapping[str, Any], column: str) -> str | None:
+    """The text of ``obj[column]`` (``None`` when absent); a JSON object there is an error."""
+    value = obj.get(column) if column else None
+    if isinstance(value, dict):
+        raise InputError(
+            str(path),
+            f"expected text or a number, found a JSON object {_short(value)}",
+            location=location,
+            field=column,
+            fix="give the value as text or a number",
+        )
+    return _text(value)
+
+
 def _flag(value: Any) -> bool | None:
     """An upstream verdict as a boolean: ``True``/``False``, 1/0, ``1.0``/``0.0``, ``"True"``/``"False"``."""
     if isinstance(value, bool):
@@ -632,9 +720,7 @@ def load_predictions(
     path = Path(path)
     raw = _read_rows(path)
     if isinstance(raw, pl.DataFrame):
-        first_row = 2 if path.suffix.lower() in (".csv", ".tsv") else 1
-        kind = "line" if first_row == 2 else "row"
-        raw = _Rows(raw.to_dicts(), [f"{kind} {i + first_row}" for i in range(raw.height)], raw.columns)
+        raw = _Rows(raw.to_dicts(), [f"row {i + 1}" for i in range(raw.height)], raw.columns)
     if not raw.records:
         raise InputError(str(path), "no predictions found", fix="give a file with at least one row")
     cmap = column_map if column_map is not None and column_map.columns else _detect_map(path, raw.columns)
@@ -644,8 +730,17 @@ def load_predictions(
     seen: dict[tuple[str, str, int], str] = {}
     rid_col, turn_col = cmap.columns["record_id"], cmap.columns["turn"]
     for obj, location in zip(raw.records, raw.locations, strict=True):
-        record_id = _text(obj.get(rid_col))
-        question = _text(obj.get(cmap.columns.get("question", "")))
+        given_id = obj.get(rid_col)
+        if isinstance(given_id, dict | list | bool):
+            raise InputError(
+                str(path),
+                f"record id {_short(given_id)} is a {type(given_id).__name__}, not text or a number",
+                location=location,
+                field=rid_col,
+                fix="give the record id as text (e.g. 'Single_JKHY/2009/page_28.pdf-3') or a number",
+            )
+        record_id = _text(given_id)
+        question = _cell(path, location, obj, cmap.columns.get("question", ""))
         if record_id is None or not record_id.strip():
             if not (raw.by_question and question and question.strip()):
                 raise InputError(
@@ -658,7 +753,7 @@ def load_predictions(
                 )
             record_id = None
         turn = _turn(path, location, obj.get(turn_col), cmap.turn_base, turn_col)
-        row_system = _text(obj.get(cmap.columns["system"])) if "system" in cmap.columns else None
+        row_system = _cell(path, location, obj, cmap.columns["system"]) if "system" in cmap.columns else None
         if raw.system_suffix and row_system:
             row_system = f"{system}/{row_system}" if system else row_system
         else:
@@ -679,15 +774,15 @@ def load_predictions(
                 "record_id": record_id,
                 "turn": turn,
                 "system": row_system,
-                "predicted_answer": _text(obj.get(cmap.columns.get("predicted_answer", ""))),
-                "predicted_program": _text(obj.get(cmap.columns.get("predicted_program", ""))),
-                "raw_output": _text(obj.get(cmap.columns.get("raw_output", ""))),
+                "predicted_answer": _cell(path, location, obj, cmap.columns.get("predicted_answer", "")),
+                "predicted_program": _cell(path, location, obj, cmap.columns.get("predicted_program", "")),
+                "raw_output": _cell(path, location, obj, cmap.columns.get("raw_output", "")),
                 "question": question,
-                "gold_answer": _text(obj.get(cmap.columns.get("gold_answer", ""))),
-                "gold_solution": _text(obj.get(cmap.columns.get("gold_solution", ""))),
+                "gold_answer": _cell(path, location, obj, cmap.columns.get("gold_answer", "")),
+                "gold_solution": _cell(path, location, obj, cmap.columns.get("gold_solution", "")),
                 "upstream_correct": _flag(obj.get(cmap.columns.get("upstream_correct", ""))),
-                "upstream_answer": _text(obj.get(cmap.columns.get("upstream_answer", ""))),
-                "predicted_unit": _text(obj.get(cmap.columns.get("predicted_unit", ""))),
+                "upstream_answer": _cell(path, location, obj, cmap.columns.get("upstream_answer", "")),
+                "predicted_unit": _cell(path, location, obj, cmap.columns.get("predicted_unit", "")),
                 "source_file": str(path),
                 "source_location": location,
             }
