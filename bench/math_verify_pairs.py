@@ -42,7 +42,6 @@ sys.path.insert(0, str(ROOT))
 from bench.grading_throughput import gsm8k_records  # noqa: E402
 from workbench.grading.memo import clear as clear_caches  # noqa: E402
 from workbench.grading.policies import DEFAULT_GRADING_POLICY, for_benchmark, grade_answer, select_answer  # noqa: E402
-from workbench.grading.memo import clear as clear_caches  # noqa: E402
 
 TARGET_RATIO = 50.0
 
@@ -70,7 +69,9 @@ GSM8K_POLICY = for_benchmark(DEFAULT_GRADING_POLICY, "gsm8k")
 
 def _answer(record: dict[str, Any]) -> str | None:
     """The answer the product compares: the system's own answer, else flexible extraction."""
-    answer, _, _ = select_answer(GSM8K_POLICY, predicted_answer=record["predicted_answer"], raw_output=record["raw_output"])
+    answer, _, _ = select_answer(
+        GSM8K_POLICY, predicted_answer=record["predicted_answer"], raw_output=record["raw_output"]
+    )
     return answer
 
 

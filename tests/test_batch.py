@@ -56,3 +56,16 @@ def test_bad_batch_files_name_the_entry_and_field(tmp_path: Path, text: str, nee
     with pytest.raises(InputError, match="bad.yaml") as info:
         load_batch(batch)
     assert needle in str(info.value) and "Fix:" in str(info.value)
+
+
+def test_a_template_given_as_a_path_names_a_folder_inside_out(tmp_path: Path) -> None:
+    config = tmp_path / "batch.yaml"
+    outside = tmp_path / "elsewhere" / "01-overview.ipynb"
+    config.write_text(
+        f"out: {tmp_path / 'reports'}\nreports:\n  - template: {outside}\n  - template: ../../02-error-slices\n"
+    )
+    jobs = load_batch(config)
+    assert [job.out_dir for job in jobs] == [
+        tmp_path / "reports" / "01-overview",
+        tmp_path / "reports" / "02-error-slices",
+    ]

@@ -23,6 +23,7 @@ from typing import Any
 
 from workbench.errors import InputError
 from workbench.io.jsonfiles import read_text
+from workbench.io.paths import inside, safe_name
 
 __all__ = ["ReportJob", "load_batch"]
 
@@ -175,6 +176,8 @@ def load_batch(path: str | Path) -> list[ReportJob]:
         for key in _LIST_KEYS:
             if entry.get(key):
                 params[key] = _as_list(entry[key], str(path), where, key)
-        out = Path(entry["out"]) if entry.get("out") else (base / entry["template"] if base else None)
+        # a template given as a path ("notebooks/01-overview.ipynb") names a folder under out:, never a path
+        default = inside(base, safe_name(Path(entry["template"]).stem)) if base else None
+        out = Path(entry["out"]) if entry.get("out") else default
         jobs.append(ReportJob(template=entry["template"], parameters=params, out_dir=out))
     return jobs

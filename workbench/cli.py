@@ -3,8 +3,8 @@
 ``workbench grade [DATASET] PREDICTIONS... --out DIR`` grades saved model outputs (the
 dataset is optional when the gold travels inside the outputs);
 ``workbench report`` runs a notebook template and writes the executed notebook and HTML;
-``workbench annotations import|list`` feeds or reads the annotation store; ``workbench export``
-writes the cleaned dataset.
+``workbench annotations import|list|backup|recover`` feeds, reads, backs up or rescues
+the annotation store; ``workbench export`` writes the cleaned dataset.
 Errors the user can fix are printed as one line (``workbench: error: ...``), exit code 2.
 """
 
@@ -80,6 +80,22 @@ def build_parser() -> argparse.ArgumentParser:
     listing = notes_sub.add_parser("list", help="print the annotations in force (or every event) as CSV")
     listing.add_argument("--all", action="store_true", help="every event, retractions included")
     _store_option(listing)
+    saving = notes_sub.add_parser(
+        "backup",
+        help="copy the store to <name>.backup-<UTC time>.sqlite (never overwrites a file)",
+        description="A consistent copy taken with SQLite's online backup API, beside the store or in --dir; "
+        "others may keep annotating meanwhile.",
+    )
+    saving.add_argument("--dir", type=Path, default=None, help="folder for the backup (default: the store's)")
+    _store_option(saving)
+    rescue = notes_sub.add_parser(
+        "recover",
+        help="copy the events still readable in a damaged store into a new store (the damaged file is only read)",
+        description="Writes <name>.recovered-<UTC time>.sqlite beside the store (or in --dir); check it, then "
+        "move it over the damaged file.",
+    )
+    rescue.add_argument("--dir", type=Path, default=None, help="folder for the new store (default: the store's)")
+    _store_option(rescue)
 
     export = sub.add_parser(
         "export",
@@ -159,6 +175,21 @@ def _annotations(args: argparse.Namespace) -> int:
         return 0
     if not path.exists():
         raise UsageError(f"no annotation store at {path}. Fix: give --store, or import or annotate first")
+    if args.action == "recover":
+        from workbench.annotations.store import recover_store
+
+        copy, kept, skipped = recover_store(path, args.dir)
+        print(
+            f"recovered {kept} events of {path} into {copy} ({skipped} unreadable or invalid rows left out); "
+            f"{path} was left as it is. Next: check it (workbench annotations list --all --store {copy}), "
+            f"then move it over {path}"
+        )
+        return 0
+    if args.action == "backup":
+        with AnnotationStore(path, create=False) as store:
+            copy = store.backup(args.dir)
+        print(f"backed up {path} to {copy}")
+        return 0
     with AnnotationStore(path, create=False) as store:
         table = store.events() if args.all else store.active()
     sys.stdout.write(table.write_csv())

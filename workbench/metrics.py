@@ -144,8 +144,9 @@ def summarize(
         row["reasons"] = dict(
             t.group_by("reason")
             .len()
-            .sort("len", descending=True)
-            .select(pl.col("reason").cast(pl.String), "len")
+            .with_columns(pl.col("reason").cast(pl.String))
+            .sort(["len", "reason"], descending=[True, False])  # ties in a fixed order: summary.json is byte-stable
+            .select("reason", "len")
             .iter_rows()
         )
         out[system] = row

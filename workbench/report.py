@@ -27,6 +27,7 @@ from workbench.config import project_root
 from workbench.errors import ReportError, UsageError
 from workbench.grading import patterns
 from workbench.io.outputs import write_atomic
+from workbench.io.paths import inside, safe_name
 
 __all__ = ["ReportResult", "template_path", "template_parameters", "run_template", "render_html"]
 
@@ -86,7 +87,10 @@ def template_path(template: str) -> Path:
     if candidate.suffix == ".ipynb" and candidate.exists():
         return candidate
     folder = project_root() / "notebooks"
-    path = folder / f"{template.removesuffix('.ipynb')}.ipynb"
+    try:
+        path = inside(folder, f"{template.removesuffix('.ipynb')}.ipynb")
+    except UsageError:
+        path = folder / ".missing"  # a name with '..', '/', NUL...: no such template
     if not path.exists():
         known = sorted(p.stem for p in folder.glob("*.ipynb"))
         raise UsageError(f"no template '{template}'. Fix: use one of {', '.join(known) or '(none found)'}")
@@ -147,12 +151,12 @@ def run_template(
         raise UsageError(
             f"template {path.stem} has no parameter {', '.join(unknown)}. Fix: use one of {', '.join(known)}"
         )
-    out = Path(out_dir) if out_dir else project_root() / "reports" / path.stem
+    out = Path(out_dir) if out_dir else inside(project_root() / "reports", safe_name(path.stem))
     out.mkdir(parents=True, exist_ok=True)
     slug = _slug(params)
-    notebook_out = out / f"{slug}.ipynb"
-    html_out = out / f"{slug}.html"
-    graded = Path(params["graded_dir"]) if params.get("graded_dir") else out / f"{slug}.graded"
+    notebook_out = inside(out, f"{slug}.ipynb")
+    html_out = inside(out, f"{slug}.html")
+    graded = Path(params["graded_dir"]) if params.get("graded_dir") else inside(out, f"{slug}.graded")
     run_params = {**params, "graded_dir": str(graded)} if "graded_dir" in known else params
     previous = _previous_run(out, path.stem)
     try:
@@ -186,9 +190,9 @@ def run_template(
     opening = changes_html(changes) if verdicts is not None else ""
     page = page.replace("<main>", f"<main>{opening}", 1).replace("</main>", f"{manifest_html(manifest)}</main>", 1)
     write_atomic(html_out, lambda p: p.write_text(page, encoding="utf-8"))
-    manifest_out = out / f"{slug}.manifest.json"
+    manifest_out = inside(out, f"{slug}.manifest.json")
     if verdicts is not None:
-        write_atomic(out / f"{slug}.verdicts.parquet", verdicts.write_parquet)
+        write_atomic(inside(out, f"{slug}.verdicts.parquet"), verdicts.write_parquet)
     text = json.dumps(manifest, indent=2, default=str) + "\n"
     write_atomic(manifest_out, lambda p: p.write_text(text, encoding="utf-8"))
     line = None

@@ -29,9 +29,12 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
+import io
 import json
 import numbers
+import os
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -58,6 +61,9 @@ __all__ = [
     "validate_annotation",
     "AnnotationStore",
     "import_csv",
+    "backup_name",
+    "list_backups",
+    "recover_store",
 ]
 
 #: File name of the store beside a run's graded outputs.
@@ -208,6 +214,9 @@ def _check(values: Mapping[str, Any], file: str, location: str = "") -> tuple[An
         value = values[name]
         if not isinstance(value, str) or not value.strip():
             raise fail(name, f"expected a non-empty text, got {value!r}", f"give the {name.replace('_', ' ')}")
+    for name in _FIELDS:
+        if isinstance(values.get(name), str) and "\x00" in values[name]:
+            raise fail(name, f"expected text without NUL characters, got {values[name]!r}", "remove the NUL bytes")
     turn = values["turn"]
     if isinstance(turn, bool) or not isinstance(turn, numbers.Integral) or turn < 0:
         raise fail("turn", f"expected a whole number >= 0, got {turn!r}", "give the 0-based turn index")
@@ -309,6 +318,138 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
+#: The first 16 bytes of every SQLite database file.
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+#: The two magic numbers a WAL file starts with (big-endian), and its format version.
+_WAL_MAGIC = (0x377F0682, 0x377F0683)
+_WAL_VERSION = 3007000
+
+
+def backup_name(store: str | Path, stamp: str, n: int = 1) -> str:
+    """The file name of a backup of ``store`` taken at ``stamp`` (``YYYYmmddTHHMMSSZ``);
+    the ``n``-th backup in the same second gets ``-n``.
+
+    Examples
+    --------
+    >>> backup_name("out/annotations.sqlite", "20261121T220000Z"), backup_name("a.sqlite", "20261121T220000Z", 2)
+    ('annotations.backup-20261121T220000Z.sqlite', 'a.backup-20261121T220000Z-2.sqlite')
+    """
+    from workbench.io.paths import safe_name
+
+    suffix = "" if n == 1 else f"-{n}"
+    return f"{safe_name(Path(store).stem)}.backup-{stamp}{suffix}.sqlite"
+
+
+def list_backups(store: str | Path, directory: str | Path | None = None) -> list[Path]:
+    """The backups of ``store`` (in its folder, or in ``directory``), oldest first."""
+    from workbench.io.paths import safe_name
+
+    folder = Path(directory) if directory is not None else Path(store).parent
+    found = sorted(folder.glob(f"{safe_name(Path(store).stem)}.backup-*.sqlite"))
+    return sorted(found, key=lambda p: (p.name.split(".backup-")[1].split(".")[0].split("-")[0], p.stat().st_mtime_ns))
+
+
+def _restore_hint(path: Path) -> str:
+    backups = list_backups(path)
+    recover = f"`workbench annotations recover --store {path}` copies the events still readable into a new store"
+    if backups:
+        return f"restore the newest backup ({backups[-1]}) by copying it over the file; or {recover}"
+    return f"restore the file from a backup; or {recover}"
+
+
+def _unrecoverable(path: Path, detail: str) -> InputError:
+    backups = list_backups(path)
+    return InputError(
+        str(path),
+        f"no event can be recovered ({detail}); the file was left as it is",
+        fix=f"restore the newest backup ({backups[-1]}) by copying it over the file"
+        if backups
+        else "restore the file from a backup, or start a new store",
+    )
+
+
+def _damaged(path: Path, detail: str) -> InputError:
+    """The store file (or its WAL) is unreadable; say so, and that it was left as it is."""
+    return InputError(
+        str(path),
+        f"damaged or not an SQLite database, so not a readable annotation store ({detail}); the file was left as it is",
+        fix=_restore_hint(path),
+    )
+
+
+def _check_bytes(path: Path) -> None:
+    """Refuse, without opening it with SQLite (which could change it), a store file or WAL
+    file whose header is not SQLite's."""
+    try:
+        size = path.stat().st_size
+        if size:
+            with path.open("rb") as handle:
+                head = handle.read(100)
+            if len(head) < 100 or not head.startswith(_SQLITE_MAGIC):
+                raise InputError(
+                    str(path),
+                    f"not an SQLite database (damaged, or another kind of file: its first bytes are {head[:16]!r}); "
+                    "the file was left as it is",
+                    fix=_restore_hint(path),
+                )
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size >= 8:
+            with wal.open("rb") as handle:
+                head = handle.read(8)
+            if int.from_bytes(head[:4], "big") not in _WAL_MAGIC or int.from_bytes(head[4:8], "big") != _WAL_VERSION:
+                raise InputError(
+                    str(wal),
+                    "damaged write-ahead log of the annotation store (its header is not SQLite's); "
+                    "the store and the log were left as they are",
+                    fix=f"copy {path.name} and {wal.name} somewhere safe, then move {wal.name} aside and open the "
+                    "store again (events only in the damaged log are lost), or restore a backup",
+                )
+    except OSError as exc:
+        raise InputError(
+            str(path), f"cannot read the store ({exc.strerror or exc})", fix="check the path and its permissions"
+        ) from None
+
+
+def _sqlite_error(path: Path, exc: sqlite3.Error, doing: str) -> WorkbenchError:
+    """One line for an SQLite error: where, what went wrong, what to do."""
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    text = str(exc)
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
+        return InputError(
+            str(path),
+            f"another process holds a lock on the annotation store (waited {BUSY_TIMEOUT_S:g} s while {doing}; "
+            f"{text}); nothing was written",
+            fix="close the other notebook or process using the store, or wait for it to finish, and try again",
+        )
+    if name.startswith("SQLITE_READONLY") or "readonly" in text or "read-only" in text:
+        return InputError(
+            str(path),
+            f"the annotation store is read-only ({text}) while {doing}; nothing was written",
+            fix="make the file and its folder writable (SQLite writes -wal and -shm files beside it), "
+            "or copy the store somewhere writable",
+        )
+    if name.startswith("SQLITE_CANTOPEN") or "unable to open" in text:
+        return InputError(
+            str(path),
+            f"cannot open the annotation store ({text}) while {doing}",
+            fix="check that the folder exists and is writable (SQLite writes -wal and -shm files beside the store) "
+            "and that the file is readable",
+        )
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in text or "not a database" in text:
+        return _damaged(path, text)
+    if name.startswith("SQLITE_FULL") or "disk is full" in text:
+        return InputError(
+            str(path),
+            f"the disk is full ({text}) while {doing}; nothing was written",
+            fix="free some space and try again",
+        )
+    return InputError(
+        str(path),
+        f"SQLite failed while {doing} ({name or type(exc).__name__}: {text})",
+        fix="check the file, its folder and the disk, then try again",
+    )
+
+
 class AnnotationStore:
     """An append-only log of annotation events in one SQLite file (WAL mode).
 
@@ -329,7 +470,11 @@ class AnnotationStore:
         The file is missing (``create=False``), is another SQLite database, or was written
         by a workbench with another annotation schema version.
     InputError
-        The file is not an SQLite database.
+        The file is not an SQLite database or is damaged (it is then left byte for byte as
+        it is, and the message names the newest backup and ``workbench annotations recover``),
+        its write-ahead log is damaged, another process holds a lock on it for longer than
+        :data:`BUSY_TIMEOUT_S`, or it (or its folder) is read-only. Writing and reading raise
+        the same one-line errors; no ``sqlite3`` exception leaves the store.
 
     Examples
     --------
@@ -354,28 +499,68 @@ class AnnotationStore:
                     f"no annotation store at {self.path}. Fix: check the path, or open it with create=True to start one"
                 )
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn: sqlite3.Connection | None = sqlite3.connect(
-            str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-        )
+        else:
+            _check_bytes(self.path)
+        self._conn: sqlite3.Connection | None = None
         try:
+            self._conn = sqlite3.connect(
+                str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
             self._configure(create)
+        except sqlite3.Error as exc:
+            self._close_quietly()
+            raise _sqlite_error(self.path, exc, "opening it") from None
         except BaseException:
-            self._conn.close()
-            self._conn = None
+            self._close_quietly()
             raise
+
+    def _close_quietly(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except sqlite3.Error:
+                pass
+            self._conn = None
 
     # ----------------------------------------------------------------- setup
     def _configure(self, create: bool) -> None:
         conn = self._connection()
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        # Look before changing anything: a file that is not an annotation store (another
+        # SQLite database, a damaged store) must be left byte for byte as it is.
         try:
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            version = self._user_version()
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         except sqlite3.DatabaseError as exc:
+            if "not a database" not in str(exc):
+                raise  # locked, unreadable, damaged: said by _sqlite_error
             raise InputError(
                 str(self.path),
-                f"not an SQLite database ({exc})",
-                fix="give the path of an annotation store (annotations.sqlite) or of a file that does not exist yet",
+                f"not an SQLite database ({exc}); the file was left as it is",
+                fix="give the path of an annotation store (annotations.sqlite) or of a file that does not exist yet; "
+                + _restore_hint(self.path),
             ) from None
+        if version == 0 and tables:
+            raise UsageError(
+                f"{self.path} is an SQLite database but not an annotation store (tables: {', '.join(tables)}). "
+                "Fix: give another file name for the store"
+            )
+        if version == 0 and not tables and not create:
+            raise UsageError(
+                f"{self.path} is empty, not an annotation store. Fix: open it with create=True to start one"
+            )
+        if version not in (0, ANNOTATION_SCHEMA_VERSION):
+            raise UsageError(
+                f"the annotation store {self.path} has schema version {version}, but this workbench reads version "
+                f"{ANNOTATION_SCHEMA_VERSION}. Fix: open it with the workbench version that wrote it, "
+                "or start a new store (another file name)"
+            )
+        if version == ANNOTATION_SCHEMA_VERSION:
+            self._check_columns(conn)
+            problems = [r[0] for r in conn.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise _damaged(self.path, f"SQLite's quick_check found: {'; '.join(problems[:3])}")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise UsageError(
                 f"the annotation store {self.path} cannot use WAL mode (SQLite answered {mode!r}). "
@@ -383,16 +568,18 @@ class AnnotationStore:
             )
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
-        version = self._user_version()
         if version == 0:
             self._write(lambda c: self._create_tables(c, create))
             version = self._user_version()
-        if version != ANNOTATION_SCHEMA_VERSION:
-            raise UsageError(
-                f"the annotation store {self.path} has schema version {version}, but this workbench reads version "
-                f"{ANNOTATION_SCHEMA_VERSION}. Fix: open it with the workbench version that wrote it, "
-                "or start a new store (another file name)"
-            )
+            if version != ANNOTATION_SCHEMA_VERSION:
+                raise UsageError(
+                    f"the annotation store {self.path} has schema version {version}, but this workbench reads "
+                    f"version {ANNOTATION_SCHEMA_VERSION}. Fix: open it with the workbench version that wrote it, "
+                    "or start a new store (another file name)"
+                )
+            self._check_columns(conn)
+
+    def _check_columns(self, conn: sqlite3.Connection) -> None:
         columns = tuple(row[1] for row in conn.execute("PRAGMA table_info(events)"))
         if columns != tuple(ANNOTATION_EVENTS):
             raise UsageError(
@@ -433,19 +620,33 @@ class AnnotationStore:
             conn = self._connection()
             try:
                 conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise WorkbenchError(
-                    f"the annotation store {self.path} stayed locked by another writer for {BUSY_TIMEOUT_S:g} s "
-                    f"({exc}); nothing was written. Fix: try again"
-                ) from None
+            except sqlite3.Error as exc:
+                raise _sqlite_error(self.path, exc, "starting a write") from None
             try:
                 result = body(conn)
                 conn.execute("COMMIT")
+            except sqlite3.IntegrityError as exc:
+                self._rollback(conn)
+                raise InputError(
+                    str(self.path),
+                    f"the store refused the event ({exc}); nothing was written",
+                    fix="check the annotation's fields (a retraction may have been made by someone else meanwhile)",
+                ) from None
+            except sqlite3.Error as exc:
+                self._rollback(conn)
+                raise _sqlite_error(self.path, exc, "writing") from None
             except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                self._rollback(conn)
                 raise
             return result
+
+    @staticmethod
+    def _rollback(conn: sqlite3.Connection) -> None:
+        if conn.in_transaction:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
 
     @staticmethod
     def _insert(conn: sqlite3.Connection, row: tuple[Any, ...]) -> int:
@@ -578,11 +779,11 @@ class AnnotationStore:
     # ----------------------------------------------------------------- reading
     def _rows(self) -> list[tuple[Any, ...]]:
         with self._lock:
-            return (
-                self._connection()
-                .execute(f"SELECT {', '.join(ANNOTATION_EVENTS)} FROM events ORDER BY event_id")
-                .fetchall()
-            )
+            conn = self._connection()
+            try:
+                return conn.execute(f"SELECT {', '.join(ANNOTATION_EVENTS)} FROM events ORDER BY event_id").fetchall()
+            except sqlite3.Error as exc:
+                raise _sqlite_error(self.path, exc, "reading the events") from None
 
     def events(self) -> pl.DataFrame:
         """Every event, in the order the store received them (:data:`ANNOTATION_EVENTS` schema)."""
@@ -608,13 +809,64 @@ class AnnotationStore:
             digest.update(json.dumps(list(row), ensure_ascii=False).encode("utf-8") + b"\n")
         return {"n_events": len(rows), "max_event_id": rows[-1][0] if rows else 0, "sha256": digest.hexdigest()}
 
+    # ----------------------------------------------------------------- backups
+    def backup(self, directory: str | Path | None = None) -> Path:
+        """Copy the store, consistently, with SQLite's online backup API; return the copy.
+
+        The copy is ``<name>.backup-<UTC YYYYmmddTHHMMSSZ>.sqlite`` beside the store (or in
+        ``directory``); a second backup in the same second is ``...-2.sqlite``, and so on. An
+        existing file is never overwritten: the copy is written to a temporary file, checked
+        (``PRAGMA quick_check``) and then hard-linked to its name, which fails rather than
+        replace anything. Others may keep writing to the store meanwhile.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> with AnnotationStore(Path(tempfile.mkdtemp()) / "annotations.sqlite") as store:
+        ...     _ = store.annotate(annotator="ana", record_id="r", turn=0, category="other")
+        ...     copy = store.backup()
+        ...     AnnotationStore(copy, create=False).snapshot() == store.snapshot()
+        True
+        """
+        folder = Path(directory) if directory is not None else self.path.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{self.path.name}.backup-", suffix=".tmp", dir=folder)
+            os.close(fd)
+        except OSError as exc:
+            raise InputError(
+                str(folder),
+                f"cannot write a backup of {self.path.name} here ({exc.strerror or exc})",
+                fix="give a writable folder for the backup",
+            ) from None
+        tmp = Path(tmp_name)
+        try:
+            target = sqlite3.connect(tmp_name)
+            try:
+                with self._lock:
+                    self._connection().backup(target)
+                target.execute("PRAGMA journal_mode = DELETE")
+                problems = [r[0] for r in target.execute("PRAGMA quick_check")]
+            finally:
+                target.close()
+            if problems != ["ok"]:
+                raise _damaged(self.path, f"its backup failed SQLite's quick_check: {'; '.join(problems[:3])}")
+            with tmp.open("rb+") as handle:
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o644)
+            stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+            return _link_exclusive(tmp, folder, lambda n: backup_name(self.path, stamp, n))
+        except sqlite3.Error as exc:
+            raise _sqlite_error(self.path, exc, "taking a backup") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+
     # ----------------------------------------------------------------- lifetime
     def close(self) -> None:
         """Close the connection (again: no effect)."""
         with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            self._close_quietly()
 
     def __enter__(self) -> AnnotationStore:
         return self
@@ -625,6 +877,151 @@ class AnnotationStore:
     def __repr__(self) -> str:
         state = "closed" if self._conn is None else "open"
         return f"AnnotationStore({str(self.path)!r}, {state})"
+
+
+def _link_exclusive(tmp: Path, folder: Path, name: Callable[[int], str]) -> Path:
+    """Give the complete file ``tmp`` its name ``name(1)`` in ``folder`` (``name(2)``, ... when
+    taken): a hard link, which fails rather than replace an existing file."""
+    from workbench.io.paths import inside
+
+    n = 1
+    while True:
+        final = inside(folder, name(n))
+        try:
+            os.link(tmp, final)
+        except FileExistsError:
+            n += 1
+            continue
+        _fsync_dir(folder)
+        return final
+
+
+def recover_store(path: str | Path, directory: str | Path | None = None) -> tuple[Path, int, int]:
+    """Copy the events still readable in a damaged store into a new store; the damaged file
+    (and its write-ahead log) are only read, never changed.
+
+    The new store is ``<name>.recovered-<UTC time>.sqlite`` beside the damaged one (or in
+    ``directory``), never over an existing file. Events keep their ids; a retraction whose
+    annotation was lost is left out, and so is any row that is not a valid event.
+
+    Returns
+    -------
+    tuple[Path, int, int]
+        The new store, how many events it holds, and how many readable rows were left out.
+
+    Raises
+    ------
+    InputError
+        When nothing at all can be read (restore a backup then).
+    """
+    source = Path(path)
+    folder = Path(directory) if directory is not None else source.parent
+    if not source.is_file():
+        raise UsageError(f"no annotation store at {source}. Fix: give the path of the damaged store")
+    folder.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{source.name}.recover-", dir=folder))
+    try:
+        copy = work / "damaged.sqlite"
+        data = bytearray(source.read_bytes())  # SQLite may write to what it opens: it opens a copy
+        if len(data) >= 100 and data.startswith(_SQLITE_MAGIC):
+            page_size = int.from_bytes(data[16:18], "big")
+            page_size = 65536 if page_size == 1 else page_size
+            if page_size >= 512 and int.from_bytes(data[28:32], "big") > len(data) // page_size:
+                # truncated: make the copy's header say how many pages there are, so that
+                # SQLite reads the pages that are left instead of refusing the whole file
+                data[28:32] = (len(data) // page_size).to_bytes(4, "big")
+        copy.write_bytes(bytes(data))
+        wal = source.with_name(source.name + "-wal")
+        if wal.is_file():
+            head = wal.read_bytes()[:8]
+            if len(head) == 8 and int.from_bytes(head[:4], "big") in _WAL_MAGIC:
+                (work / "damaged.sqlite-wal").write_bytes(wal.read_bytes())
+        rows = _readable_rows(copy, source)
+        target = work / "recovered.sqlite"
+        kept, skipped = 0, 0
+        with AnnotationStore(target) as store:
+            conn = store._connection()
+            present: set[int] = set()
+            conn.execute("BEGIN IMMEDIATE")
+            for row in rows:
+                values = dict(zip(ANNOTATION_EVENTS, row, strict=False))
+                if values.get("kind") == "retraction" and values.get("retracts") not in present:
+                    skipped += 1
+                    continue
+                try:
+                    conn.execute(
+                        f"INSERT INTO events ({', '.join(ANNOTATION_EVENTS)}) "
+                        f"VALUES ({', '.join('?' * len(ANNOTATION_EVENTS))})",
+                        row,
+                    )
+                except (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.ProgrammingError, sqlite3.DataError):
+                    skipped += 1
+                    continue
+                present.add(int(values["event_id"]))
+                kept += 1
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.execute("PRAGMA journal_mode = DELETE")
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+        stem = backup_name(source, stamp).replace(".backup-", ".recovered-")
+        final = _link_exclusive(target, folder, lambda n: stem if n == 1 else f"{stem[: -len('.sqlite')]}-{n}.sqlite")
+        return final, kept, skipped
+    finally:
+        for leftover in sorted(work.glob("*"), reverse=True):
+            leftover.unlink(missing_ok=True)
+        work.rmdir()
+
+
+def _readable_rows(copy: Path, source: Path) -> list[tuple[Any, ...]]:
+    """The rows of ``events`` that can still be read from ``copy``, by event id."""
+    columns = ", ".join(ANNOTATION_EVENTS)
+    try:
+        conn = sqlite3.connect(str(copy), isolation_level=None)
+    except sqlite3.Error as exc:
+        raise _unrecoverable(source, str(exc)) from None
+    try:
+        try:
+            return conn.execute(f"SELECT {columns} FROM events ORDER BY event_id").fetchall()
+        except sqlite3.DatabaseError as exc:
+            first = exc
+        rows: dict[int, tuple[Any, ...]] = {}
+        try:
+            top = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
+            limit = int(top[0]) if top else 0
+        except sqlite3.DatabaseError:
+            limit = 0
+        limit = max(limit, copy.stat().st_size // 40)  # no event row is shorter than about 40 bytes
+        for start in range(1, limit + 1, 256):
+            block = (start, start + 255)
+            try:
+                found = conn.execute(f"SELECT {columns} FROM events WHERE event_id BETWEEN ? AND ?", block).fetchall()
+            except sqlite3.DatabaseError:
+                found = []
+                for event_id in range(block[0], block[1] + 1):
+                    try:
+                        found.extend(conn.execute(f"SELECT {columns} FROM events WHERE event_id = ?", (event_id,)))
+                    except sqlite3.DatabaseError:
+                        continue
+            rows.update((row[0], tuple(row)) for row in found)
+        if not rows:
+            raise _unrecoverable(source, str(first))
+        return [rows[k] for k in sorted(rows)]
+    finally:
+        conn.close()
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a new directory entry durable (no effect where directories cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 # --------------------------------------------------------------------------- CSV import
@@ -690,7 +1087,12 @@ def import_csv(store: AnnotationStore, path: str | Path, *, annotator: str | Non
     file = str(path)
     if not path.is_file():
         raise InputError(file, "file not found", fix="check the path of the annotation CSV")
-    with path.open(newline="", encoding="utf-8-sig") as handle:
+    from workbench.io.jsonfiles import check_closed_quotes, read_text, shown_values
+
+    content = read_text(path)  # UTF-8 (a byte-order mark is dropped) or UTF-16; other bytes: line and offset
+    if not content.strip():
+        raise InputError(file, "the file is empty (no header line)", location="line 1", fix="start with a header line")
+    with io.StringIO(content, newline="") as handle:
         reader = csv.DictReader(handle)
         header = [name.strip() for name in reader.fieldnames or []]
         if not header:
@@ -729,14 +1131,34 @@ def import_csv(store: AnnotationStore, path: str | Path, *, annotator: str | Non
                 fix="add an annotator column, or pass annotator='name'",
             )
         rows = []
+        end = reader.line_num
         for record in reader:
-            location = f"line {reader.line_num}"
+            location = f"line {end + 1}"  # where the record starts (a quoted value may span lines)
+            end = reader.line_num
+            values_given = [v for k, v in record.items() if k is not None and v is not None] + list(
+                record.get(None) or []  # type: ignore[call-overload]
+            )
+            spans_lines = any("\n" in v or "\r" in v for v in values_given)
+            hint = "; a value runs over several lines: is a quote left open?" if spans_lines else ""
             if None in record:
                 raise InputError(
                     file,
-                    f"{len(record[None])} more value(s) than columns",  # type: ignore[index]
+                    f"{len(record[None])} more value(s) than columns: {shown_values(values_given)} "  # type: ignore[index]
+                    f"where the header has {len(header)} ({', '.join(header)}): a line of another CSV, "
+                    f"or a value with an unquoted comma{hint}",
                     location=location,
                     fix="quote values that contain commas",
+                )
+            if None in record.values():
+                given = sum(value is not None for value in record.values())
+                raise InputError(
+                    file,
+                    f"{given} value(s) where the header has {len(header)} columns"
+                    + ("; the file looks truncated" if not handle.read(1) else "")
+                    + hint,
+                    location=location,
+                    field=next(name for name, value in record.items() if value is None),
+                    fix="give every row one value per column (an empty value is written as nothing between commas)",
                 )
             text = {name: (value or "") for name, value in record.items()}
             values: dict[str, Any] = {
@@ -749,4 +1171,7 @@ def import_csv(store: AnnotationStore, path: str | Path, *, annotator: str | Non
             for name in ("system", "corrected_answer", "corrected_program", "note"):
                 values[name] = text.get(name) or None
             rows.append(_check(values, file, location))
+            last = (list(record.values()), location)
+        if rows:
+            check_closed_quotes(path, content, *last)
     return store._insert_many(rows) if rows else []

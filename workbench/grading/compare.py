@@ -343,7 +343,9 @@ def _answers_match(
             items = collection_size(pred)
             if items > 1:  # decided without SymPy: several values are not one number
                 detail = f"the prediction lists {items} values; the gold is one number ({gold_number.text})"
-                return Verdict(False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, gold_number.fraction, detail, "latex")
+                return Verdict(
+                    False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, gold_number.fraction, detail, "latex"
+                )
             return _compare_symbolic(pred, gold, policy, gold_number.fraction)
         return Verdict(
             False,
@@ -460,9 +462,7 @@ def _percent_allowed(pred: ParsedNumber, cue_of: _CueOf, upward: bool, bare: boo
     return False, f"a {cue} is asked for"
 
 
-def _compare_numbers(
-    pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: _CueOf | None = None
-) -> Verdict:
+def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: _CueOf | None = None) -> Verdict:
     cue = cue if cue is not None else _CueOf(use=False)
     p, g = pred.fraction, gold.fraction
 

@@ -1,7 +1,10 @@
 """Export a cleaned dataset: corrections applied, exclusions honoured, in the input's own layout.
 
 :func:`export_cleaned` reads the original gold file, changes only what the active annotations
-say, and writes into one folder, each file atomically (a temporary file, then a rename):
+say, and writes one folder, as a whole: every file is written into a temporary folder beside
+``out_dir``, which then takes the place of ``out_dir`` (an atomic exchange of the two where
+the system offers one), so ``out_dir`` always holds either the complete previous export or the
+complete new one, never a mix, even when the process is killed half-way. It holds:
 
 * the cleaned dataset, under the input's file name and in its layout (ConvFinQA reformatted
   JSON, GSM8K JSON Lines, or a plain gold table in CSV, TSV, Parquet, JSON Lines or a JSON list);
@@ -37,12 +40,20 @@ exported file (the manifest says so under ``output.renumbered``).
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import ctypes
 import dataclasses
+import errno
+import glob
 import json
 import logging
 import math
+import os
 import random
+import shutil
+import sys
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -68,6 +79,7 @@ from workbench.io.gold import (
 )
 from workbench.io.jsonfiles import read_json, read_text
 from workbench.io.outputs import file_sha256, write_atomic
+from workbench.io.paths import inside
 from workbench.schema import ACTIVE_ANNOTATIONS
 
 __all__ = [
@@ -757,6 +769,108 @@ def _previous_files(out: Path) -> set[str]:
     return {n for n in names if isinstance(n, str) and n == Path(n).name and n not in ("", ".", "..")}
 
 
+def _is_temp(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+def _foreign_entries(out: Path, previous: set[str]) -> list[str]:
+    """Entries of ``out`` an earlier export did not write (its temporary files aside)."""
+    if not out.is_dir():
+        return []
+    own = previous | ({_MANIFEST} if previous else set())
+    return sorted(p.name for p in out.iterdir() if p.name not in own and not _is_temp(p.name))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def _recover_interrupted(out: Path) -> None:
+    """Undo what a killed export left beside ``out``: put back a previous export it had moved
+    aside (when ``out`` itself is missing), and remove its temporary folders."""
+    parent = out.parent
+    if not parent.is_dir():
+        return
+
+    def leftovers(kind: str) -> list[Path]:
+        found = []
+        for folder in sorted(parent.glob(f".{glob.escape(out.name)}.{kind}-*")):
+            pid = folder.name[len(f".{out.name}.{kind}-") :].split("-")[0]
+            if folder.is_dir() and pid.isdigit() and not _pid_alive(int(pid)):
+                found.append(folder)
+        return sorted(found, key=lambda folder: folder.name.rsplit("-", 1)[-1])
+
+    moved = leftovers("previous")
+    if moved and not os.path.lexists(out):
+        os.rename(moved.pop(), out)
+        logger.warning("put back the previous export %s, which an interrupted export had moved aside", out)
+    for folder in [*moved, *leftovers("export")]:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _fsync_tree(folder: Path) -> None:
+    """Flush the files of ``folder`` and the folder itself to disk."""
+    for item in folder.iterdir():
+        if item.is_file():
+            with item.open("rb") as handle:
+                os.fsync(handle.fileno())
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two directory entries atomically (Linux ``renameat2(RENAME_EXCHANGE)``); ``False``
+    where the system or file system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _swap_in(new: Path, out: Path) -> None:
+    """Make the complete folder ``new`` be ``out``; an earlier ``out`` is removed only after."""
+    if not os.path.lexists(out):
+        os.rename(new, out)
+    elif _exchange(new, out):  # ``new`` now holds the earlier export
+        shutil.rmtree(new, ignore_errors=True)
+    else:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        old = out.with_name(f".{out.name}.previous-{os.getpid()}-{stamp}")
+        os.rename(out, old)
+        try:
+            os.rename(new, out)
+        except BaseException:
+            os.rename(old, out)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    _fsync_dir(out.parent)
+
+
 def _split_summary(split_table: pl.DataFrame, gold: GoldDataset) -> dict[str, Any]:
     turns = gold.turns.group_by("record_id").agg(pl.len().alias("n_turns"))
     sides = (
@@ -828,9 +942,10 @@ def export_cleaned(
 
     The original file's records are read and only what the annotations say is changed (see
     the module docstring); every other field and value, and the record order, stay as they
-    were. Each file is written atomically and ``manifest.json`` last, so a folder with a
-    manifest holds a complete export. Files an earlier export in ``out_dir`` listed and this
-    one does not write (a split's files) are removed.
+    were. The export is written into a temporary folder beside ``out_dir`` (``manifest.json``
+    last) which then replaces ``out_dir`` as a whole, so ``out_dir`` holds either the complete
+    previous export or the complete new one; files of an earlier export this one does not
+    write (a split's files) are gone with it.
 
     Parameters
     ----------
@@ -839,8 +954,9 @@ def export_cleaned(
     annotations
         The active annotations (``AnnotationStore.active()``); see :func:`apply_annotations`.
     out_dir
-        The folder to write into (created when missing). The dataset keeps the input's file
-        name (``cleaned.<ext>`` if that name is one the export writes itself).
+        The folder to write (created when missing; when it exists it must be empty or hold an
+        earlier export). The dataset keeps the input's file name (``cleaned.<ext>`` if that
+        name is one the export writes itself).
     keep_excluded
         Keep excluded records, marked, instead of dropping them. They are left out of a split.
     split
@@ -861,7 +977,8 @@ def export_cleaned(
     ------
     UsageError
         An unsupported layout, ``split`` outside (0, 1), an output that would overwrite the
-        input, every record excluded, or ``parameters`` reusing a name of the export's own.
+        input, an ``out_dir`` holding files no export wrote, every record excluded, or
+        ``parameters`` reusing a name of the export's own.
     InputError
         An annotation names a record or turn the dataset does not have (and the other cases
         of :func:`apply_annotations`).
@@ -878,6 +995,8 @@ def export_cleaned(
     """
     path = Path(gold_path)
     out = Path(out_dir)
+    if out.is_symlink():
+        out = out.resolve()
     if split is not None and (isinstance(split, bool) or not isinstance(split, int | float) or not 0 < split < 1):
         raise UsageError(
             f"split must be the share of records in train, strictly between 0 and 1, got {split!r}; "
@@ -899,6 +1018,14 @@ def export_cleaned(
     previous = _previous_files(out)
     if any((out / name).resolve() == path.resolve() for name in {*names.values(), *previous}):
         raise UsageError(f"the export into {out} would overwrite or remove its input {path}; give another out_dir")
+    _recover_interrupted(out)
+    foreign = _foreign_entries(out, previous)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise UsageError(
+            f"the export folder {out} holds files that no earlier export wrote ({shown}), and an export replaces "
+            "the whole folder; give an empty or new out_dir (or the folder of an earlier export)"
+        )
     active = _active_frame(annotations)
     plan = _plan(gold, active)
     cleaned = _apply_plan(gold, plan)
@@ -927,49 +1054,55 @@ def export_cleaned(
     writers["annotations_parquet"] = active.write_parquet
     writers["annotations_csv"] = active.write_csv
 
-    files: dict[str, Path] = {}
-    entries: dict[str, dict[str, Any]] = {}
-    for role in ("dataset", "train", "test", "split", "annotations_parquet", "annotations_csv"):
-        if role in writers:
-            files[role] = write_atomic(out / names[role], writers[role])
-            entries[role] = {"path": names[role], "sha256": file_sha256(files[role])}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.export-{os.getpid()}-", dir=out.parent))
+    try:
+        entries: dict[str, dict[str, Any]] = {}
+        for role in ("dataset", "train", "test", "split", "annotations_parquet", "annotations_csv"):
+            if role in writers:
+                written = write_atomic(inside(staging, names[role]), writers[role])
+                entries[role] = {"path": names[role], "sha256": file_sha256(written)}
 
-    output_gold = cleaned if not keep_excluded else _apply_plan(gold, plan, drop_excluded=False)
-    manifest: dict[str, Any] = {
-        "workbench_version": __version__,
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-        "input": {
-            "path": str(path),
-            "sha256": file_sha256(path),
-            "layout": gold.layout,
-            "benchmark": gold.benchmark,
-            "n_records": n_records_in,
-            "n_turns": gold.turns.height,
-        },
-        "annotations": {
-            "snapshot": None if snapshot is None else _json_safe(dict(snapshot)),
-            "n_active": plan.n_active,
-            "n_gold_level": plan.n_gold_level,
-            "n_system_level": plan.n_system_level,
-            "n_corrected": len(plan.corrections),
-            "n_excluded_records": len(plan.excluded),
-        },
-        "parameters": _json_safe(own | dict(parameters or {})),
-        "output": {
-            "n_records": output_gold.turns["record_id"].n_unique(),
-            "n_turns": output_gold.turns.height,
-            "excluded_records": sorted(plan.excluded),
-            "excluded_kept": keep_excluded,
-            "renumbered": gold.layout == "gsm8k-jsonl" and bool(plan.excluded) and not keep_excluded,
-        },
-        "split": None if split_table is None else _split_summary(split_table, output_gold),
-        "files": entries,
-    }
-    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-    files["manifest"] = write_atomic(out / names["manifest"], _text_writer(text))
+        output_gold = cleaned if not keep_excluded else _apply_plan(gold, plan, drop_excluded=False)
+        manifest: dict[str, Any] = {
+            "workbench_version": __version__,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "input": {
+                "path": str(path),
+                "sha256": file_sha256(path),
+                "layout": gold.layout,
+                "benchmark": gold.benchmark,
+                "n_records": n_records_in,
+                "n_turns": gold.turns.height,
+            },
+            "annotations": {
+                "snapshot": None if snapshot is None else _json_safe(dict(snapshot)),
+                "n_active": plan.n_active,
+                "n_gold_level": plan.n_gold_level,
+                "n_system_level": plan.n_system_level,
+                "n_corrected": len(plan.corrections),
+                "n_excluded_records": len(plan.excluded),
+            },
+            "parameters": _json_safe(own | dict(parameters or {})),
+            "output": {
+                "n_records": output_gold.turns["record_id"].n_unique(),
+                "n_turns": output_gold.turns.height,
+                "excluded_records": sorted(plan.excluded),
+                "excluded_kept": keep_excluded,
+                "renumbered": gold.layout == "gsm8k-jsonl" and bool(plan.excluded) and not keep_excluded,
+            },
+            "split": None if split_table is None else _split_summary(split_table, output_gold),
+            "files": entries,
+        }
+        text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+        write_atomic(inside(staging, names["manifest"]), _text_writer(text))
+        _fsync_tree(staging)
+        _swap_in(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    files = {role: out / names[role] for role in (*entries, "manifest")}
     stale = sorted(previous - {names[role] for role in files})
-    for name in stale:
-        (out / name).unlink(missing_ok=True)
     if stale:
         logger.info("removed %d file(s) of an earlier export in %s: %s", len(stale), out, ", ".join(stale))
     logger.info(

@@ -1,6 +1,12 @@
 """Write graded outputs: ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``,
 ``policy_grades.parquet``, ``checks.parquet`` (data-quality flags) and ``summary.json``,
-each written atomically (a temporary file, then a rename)."""
+written as a set: every file into a temporary file first, and only when all are complete
+renamed into place (``summary.json`` last), so a failure while writing leaves the previous
+outputs whole.
+
+The same inputs give byte-identical files, whatever the engine (local or Dask) and the
+number of worker processes: rows come out in the gold's order and the Parquet writer's
+options are fixed. ``summary.json`` holds no timestamp (only input paths and hashes)."""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +25,10 @@ import polars as pl
 from workbench.grade import GradedRun
 from workbench.grading.policies import POLICIES
 from workbench.io.gold import GoldDataset
+from workbench.io.paths import inside
 from workbench.metrics import conversations, summarize
 
-__all__ = ["file_sha256", "write_atomic", "write_graded"]
+__all__ = ["file_sha256", "write_atomic", "write_atomic_set", "write_graded"]
 
 
 def file_sha256(path: str | Path) -> str:
@@ -46,6 +54,46 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
         if tmp.exists():
             tmp.unlink()
     return path
+
+
+def _in_stable_order(systems: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The per-system metrics with each ``reasons`` count table ordered by count (descending),
+    then by reason, so that ties do not come out in a different order in each run."""
+    out = {}
+    for system, metrics in systems.items():
+        reasons = metrics.get("reasons") if isinstance(metrics, dict) else None
+        if isinstance(reasons, dict):
+            ordered = dict(sorted(reasons.items(), key=lambda item: (-item[1], str(item[0]))))
+            metrics = {**metrics, "reasons": ordered}
+        out[system] = metrics
+    return out
+
+
+def write_atomic_set(items: Sequence[tuple[Path, Callable[[Path], None]]]) -> list[Path]:
+    """Write several files as a set: each ``write(tmp)`` into a temporary file beside its
+    path first, and only when all of them are complete rename them into place, in order.
+
+    An error (or a kill) while writing leaves every earlier file as it was; the renames that
+    follow take microseconds. On an error no temporary file is left behind.
+    """
+    temps: list[Path] = []
+    try:
+        for path, write in items:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            os.close(fd)
+            temps.append(Path(tmp_name))
+            write(temps[-1])
+            os.chmod(temps[-1], 0o644)
+        for tmp in temps:
+            with tmp.open("rb") as handle:
+                os.fsync(handle.fileno())
+        for tmp, (path, _) in zip(temps, items, strict=True):
+            os.replace(tmp, path)
+    finally:
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
+    return [path for path, _ in items]
 
 
 def write_graded(
@@ -77,18 +125,21 @@ def write_graded(
         "predictions": [{"path": str(p), "sha256": file_sha256(p), "system": s} for p, s in prediction_files],
         "policy": dataclasses.asdict(run.policy),
         "policies": [dataclasses.asdict(p) for p in POLICIES.values()],
-        "checks": {str(k): int(v) for k, v in run.checks.group_by("category").len().iter_rows()},
-        "systems": summary
-        if summary is not None
-        else summarize(run.turns, run.unmatched, run.policy.name, run.systems, run.policy_grades),
+        # sorted: a hash group_by gives its groups in a different order from one run to the next
+        "checks": {str(k): int(v) for k, v in run.checks.group_by("category").len().sort("category").iter_rows()},
+        "systems": _in_stable_order(
+            summary
+            if summary is not None
+            else summarize(run.turns, run.unmatched, run.policy.name, run.systems, run.policy_grades)
+        ),
     }
     paths = {
-        "turns": out / "turns.parquet",
-        "conversations": out / "conversations.parquet",
-        "unmatched": out / "unmatched.parquet",
-        "policy_grades": out / "policy_grades.parquet",
-        "checks": out / "checks.parquet",
-        "summary": out / "summary.json",
+        "turns": inside(out, "turns.parquet"),
+        "conversations": inside(out, "conversations.parquet"),
+        "unmatched": inside(out, "unmatched.parquet"),
+        "policy_grades": inside(out, "policy_grades.parquet"),
+        "checks": inside(out, "checks.parquet"),
+        "summary": inside(out, "summary.json"),
     }
     frames: dict[str, pl.DataFrame] = {
         "turns": run.turns,
@@ -97,8 +148,16 @@ def write_graded(
         "policy_grades": run.policy_grades,
         "checks": run.checks,
     }
-    for name, frame in frames.items():
-        write_atomic(paths[name], frame.write_parquet)
     text = json.dumps(manifest, indent=2, sort_keys=False) + "\n"
-    write_atomic(paths["summary"], lambda p: p.write_text(text, encoding="utf-8"))
+    # fixed writer options: the same run gives the same bytes (see tests/reliability);
+    # written as a set, summary.json last: a failure half-way leaves the previous set whole
+    write_atomic_set(
+        [
+            *(
+                (paths[name], partial(frame.write_parquet, compression="zstd", statistics=True))
+                for name, frame in frames.items()
+            ),
+            (paths["summary"], lambda p: p.write_text(text, encoding="utf-8")),
+        ]
+    )
     return paths
