@@ -192,6 +192,10 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = patterns.UNICODE_MINUS.sub("-", text)
         self.pos = 0
+        # the token at ``_token_at`` (the grammar looks at one token several times)
+        self._token_at = -1
+        self._token: tuple[str, str] | None = None
+        self._token_end = 0
 
     # tokens ------------------------------------------------------------------
     def _skip_ws(self) -> None:
@@ -199,22 +203,25 @@ class _Parser:
             self.pos += 1
 
     def _peek(self) -> tuple[str, str] | None:
+        if self.pos == self._token_at:
+            return self._token
         self._skip_ws()
         if self.pos >= len(self.text):
             return None
+        if self.pos == self._token_at:
+            return self._token
         match = patterns.PROGRAM_TOKEN.match(self.text, self.pos)
         if match is None or match.end() == self.pos:
             raise ProgramSyntaxError(f"unexpected character {self.text[self.pos]!r}", self.pos)
         kind = match.lastgroup or ""
-        return kind, match.group(kind)
+        self._token_at, self._token, self._token_end = self.pos, (kind, match.group(kind)), match.end()
+        return self._token
 
     def _next(self) -> tuple[str, str]:
         tok = self._peek()
         if tok is None:
             raise ProgramSyntaxError("unexpected end of program", self.pos)
-        match = patterns.PROGRAM_TOKEN.match(self.text, self.pos)
-        assert match is not None
-        self.pos = match.end()
+        self.pos = self._token_end
         return tok
 
     def _expect(self, punct: str) -> None:
