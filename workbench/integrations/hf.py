@@ -299,11 +299,13 @@ def make_compute_metrics(
     MissingExtraError
         When ``transformers`` is not installed (``pip install 'workbench[hf]'``).
 
-    Examples
-    --------
-    >>> from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments  # doctest: +SKIP
-    >>> trainer = Seq2SeqTrainer(model=model, args=Seq2SeqTrainingArguments("out", predict_with_generate=True),
-    ...                          compute_metrics=make_compute_metrics(tokenizer), ...)  # doctest: +SKIP
+    Notes
+    -----
+    With a trainer (a model is needed, so this is not run as a doctest)::
+
+        from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments
+        trainer = Seq2SeqTrainer(model=model, args=Seq2SeqTrainingArguments("out", predict_with_generate=True),
+                                 compute_metrics=make_compute_metrics(tokenizer), ...)
     """
     require("transformers", extra="hf")
     grading = get_policy(policy)
