@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup report test test-package test-notebooks bench lint clean
+.PHONY: setup report test test-package test-notebooks fuzz bench lint clean
 
 setup: $(STAMP)
 
@@ -26,6 +26,11 @@ test-package: $(STAMP)
 
 test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax -p no:python -p no:cacheprovider notebooks/
+
+# The long fuzz run (tests/fuzz): 20,000 examples per property (WORKBENCH_FUZZ_EXAMPLES=N to change);
+# prints how many inputs it tried. `make test` runs the same properties under a bounded profile.
+fuzz: $(STAMP)
+	$(BIN)/python -m pytest -p no:xdist -q -s tests/fuzz --hypothesis-profile=fuzz
 
 # Benchmarks (bench/README.md): each in a fresh process; figures and ratios against a peer
 # measured in the same run, not timed tests. Writes bench/results/latest.{json,md}.

@@ -36,6 +36,7 @@ import os
 import sqlite3
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -379,7 +380,19 @@ def _damaged(path: Path, detail: str) -> InputError:
 
 def _check_bytes(path: Path) -> None:
     """Refuse, without opening it with SQLite (which could change it), a store file or WAL
-    file whose header is not SQLite's."""
+    file whose header is not SQLite's. A header is read again after a pause before it is called
+    damaged: another process may be creating the store at this very moment."""
+    for pause in (0.05, 0.2, 0.0):
+        try:
+            _check_header(path)
+            return
+        except InputError:
+            if not pause:
+                raise
+            time.sleep(pause)
+
+
+def _check_header(path: Path) -> None:
     try:
         size = path.stat().st_size
         if size:
@@ -529,8 +542,12 @@ class AnnotationStore:
         # Look before changing anything: a file that is not an annotation store (another
         # SQLite database, a damaged store) must be left byte for byte as it is.
         try:
-            version = self._user_version()
-            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            conn.execute("BEGIN")  # one read snapshot: another process may be creating the tables meanwhile
+            try:
+                version = self._user_version()
+                tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            finally:
+                conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             if "not a database" not in str(exc):
                 raise  # locked, unreadable, damaged: said by _sqlite_error

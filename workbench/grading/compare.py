@@ -35,9 +35,13 @@ __all__ = [
     "percent_cue",
     "UnitCue",
     "no_answer_verdict",
+    "MAX_ANSWER_CHARS",
 ]
 
 AnswerKind = Literal["auto", "number", "latex", "text"]
+#: Longest answer compared (characters). A final answer is a number or a formula; a longer text is
+#: a whole output or garbage, and normalising a megabyte six times per turn costs seconds.
+MAX_ANSWER_CHARS = 10_000
 _KINDS = ("auto", "number", "latex", "text")
 #: Units an output can declare for its answer, as the zarifaziz runs do.
 _PERCENT_UNITS = frozenset({"percent", "percentage", "%", "pct"})
@@ -323,6 +327,12 @@ def _answers_match(
 ) -> Verdict:
     if gold is None or not str(gold).strip():
         return Verdict(False, GradeStatus.NO_GOLD, MatchReason.NO_GOLD, None, None, "no gold answer", kind)
+    if pred is not None and len(pred) > MAX_ANSWER_CHARS:
+        detail = (
+            f"the answer is {len(pred):,} characters long; an answer is read up to {MAX_ANSWER_CHARS:,} "
+            "(compare.MAX_ANSWER_CHARS): give the final answer alone, or the whole output as raw_output"
+        )
+        return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, kind)
     if pred is None or is_no_answer(pred):
         return no_answer_verdict(pred)
     if kind in ("auto", "text"):

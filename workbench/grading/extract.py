@@ -15,6 +15,7 @@ Extraction never judges: it returns the span it found and the rule that found it
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Literal
 
@@ -58,30 +59,36 @@ class Extraction:
         return self.status is ExtractionStatus.FOUND
 
 
-def _matching_brace(text: str, open_index: int) -> int | None:
-    """Index of the ``}`` closing the ``{`` at ``open_index``; ``None`` if unbalanced."""
-    depth = 0
-    i = open_index
-    while i < len(text):
+def _brace_pairs(text: str) -> dict[int, int]:
+    """Map the index of every balanced ``{`` to the index of its ``}``, in one pass.
+
+    An escaped character (``\\{``) does not count. One pass keeps this linear: matching each
+    ``\\boxed{`` separately was quadratic, and a megabyte of unclosed ``\\boxed{`` took hours.
+    """
+    pairs: dict[int, int] = {}
+    opened: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
         ch = text[i]
         if ch == "\\":
-            i += 2  # an escaped character (``\{``) does not count
+            i += 2
             continue
         if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
+            opened.append(i)
+        elif ch == "}" and opened:
+            pairs[opened.pop()] = i
         i += 1
-    return None
+    return pairs
 
 
 def _boxed_spans(text: str) -> list[tuple[int, int, int, int]]:
     """``(start, end, content_start, content_end)`` of every balanced ``\\boxed{...}``."""
     spans = []
+    pairs: dict[int, int] | None = None
     for match in patterns.BOXED_OPEN.finditer(text):
-        close = _matching_brace(text, match.end() - 1)
+        if pairs is None:
+            pairs = _brace_pairs(text)
+        close = pairs.get(match.end() - 1)
         if close is not None:
             spans.append((match.start(), close + 1, match.end(), close))
     return spans
@@ -126,9 +133,12 @@ def clean_answer_text(text: str) -> str:
     '5'
     """
     boxed = last_boxed(text)
-    if boxed is not None:
-        text = boxed
-    out = patterns.BOLD_MARKERS.sub("", text).strip()
+    return _tidy(boxed if boxed is not None else text)
+
+
+def _tidy(text: str) -> str:
+    """:func:`clean_answer_text` once the box (if any) is taken."""
+    out = (patterns.BOLD_MARKERS.sub("", text) if "*" in text or "_" in text else text).strip()
     # a sentence that follows the answer: ". " then more words
     cut = out.find(". ")
     if cut > 0:
@@ -144,36 +154,49 @@ def clean_answer_text(text: str) -> str:
     return out
 
 
-def _marker_candidates(text: str) -> list[tuple[int, int, str, ExtractionRule]]:
-    """Every explicit answer marker in ``text``: ``(start, end, answer, rule)``."""
+def _marker_candidates(text: str) -> list[tuple[int, int, int, int, ExtractionRule]]:
+    """Every explicit answer marker in ``text``: ``(start, end, answer_start, answer_end, rule)``.
+
+    The answer is kept as a span, not a copy: copying the content of each of 300,000 nested
+    ``\\boxed{`` took gigabytes.
+    """
     # Each marker's regex runs only when its literal is in the text (a substring test is a
     # C loop; a regex scan of a long output is not): the same candidates, found faster.
-    found: list[tuple[int, int, str, ExtractionRule]] = []
+    found: list[tuple[int, int, int, int, ExtractionRule]] = []
     if "\\" in text:
         for start, end, c_start, c_end in _boxed_spans(text):
-            found.append((start, end, text[c_start:c_end].strip(), ExtractionRule.BOXED))
+            found.append((start, end, c_start, c_end, ExtractionRule.BOXED))
         if not found:
             for match in patterns.BOXED_BARE.finditer(text):
-                found.append((match.start(), match.end(), match.group("answer"), ExtractionRule.BOXED))
+                found.append((match.start(), match.end(), *match.span("answer"), ExtractionRule.BOXED))
     if "####" in text:
         for match in patterns.HASH_ANSWER.finditer(text):
-            found.append((match.start(), match.end(), match.group("answer"), ExtractionRule.HASHES))
+            found.append((match.start(), match.end(), *match.span("answer"), ExtractionRule.HASHES))
     if "answer" in text.casefold():
         for match in patterns.ANSWER_IS.finditer(text):
             rule = ExtractionRule.FINAL_ANSWER_IS if match.group("final") else ExtractionRule.ANSWER_IS
-            found.append((match.start(), match.end(), match.group("answer"), rule))
+            found.append((match.start(), match.end(), *match.span("answer"), rule))
     if "A:" in text:
         for match in patterns.ANSWER_LINE.finditer(text):
-            found.append((match.start(), match.end(), match.group("answer"), ExtractionRule.ANSWER_LINE))
+            found.append((match.start(), match.end(), *match.span("answer"), ExtractionRule.ANSWER_LINE))
     return found
 
 
 def _strict(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRule] | None:
     # the last statement wins; a box inside "The answer is $\boxed{3}$" starts later than the
     # phrase; a marker with nothing after it ("The answer is:" then a blank line) is no answer
-    candidates = sorted(_marker_candidates(text), key=lambda c: (c[0], c[3] is ExtractionRule.BOXED), reverse=True)
-    for start, end, answer, rule in candidates:
-        cleaned = clean_answer_text(answer)
+    candidates = sorted(_marker_candidates(text), key=lambda c: (c[0], c[4] is ExtractionRule.BOXED), reverse=True)
+    # The balanced boxes, by start: the box clean_answer_text would take from an answer is the last
+    # one starting inside it, found by bisection rather than by scanning the answer again (which
+    # made an empty box nested 100,000 deep quadratic).
+    braced = sorted((c[0], c[1], c[2], c[3]) for c in candidates if c[4] is ExtractionRule.BOXED and c[3] == c[1] - 1)
+    starts = [b[0] for b in braced]
+    for start, end, answer_start, answer_end, rule in candidates:
+        inner = bisect.bisect_left(starts, answer_end) - 1
+        if inner >= 0 and starts[inner] >= answer_start and braced[inner][1] <= answer_end:
+            cleaned = _tidy(text[braced[inner][2] : braced[inner][3]].strip())
+        else:
+            cleaned = clean_answer_text(text[answer_start:answer_end].strip())
         if cleaned:
             return cleaned, (start + offset, end + offset), rule
     return None
@@ -230,6 +253,8 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Ex
         raise ValueError(f"unknown extraction policy {policy!r}; use 'strict' or 'flex'")
     if text is None or not text.strip():
         return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.EMPTY, policy)
+    if patterns.ZERO_WIDTH.search(text):  # invisible characters split numbers: "1\u200b8" is 18
+        return _without_invisibles(text, policy)
     search, offset = text, 0
     blocks = list(patterns.SOLUTION_BLOCK.finditer(text)) if "<|begin_of_solution|>" in text else []
     if blocks:
@@ -246,3 +271,14 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Ex
         return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.NOT_FOUND, policy)
     answer, span, rule = found
     return Extraction(answer, span, rule, ExtractionStatus.FOUND, policy)
+
+
+def _without_invisibles(text: str, policy: ExtractionPolicy) -> Extraction:
+    """:func:`extract_answer` on ``text`` without its zero-width characters, the span mapped back."""
+    kept = [i for i, char in enumerate(text) if not patterns.ZERO_WIDTH.match(char)]
+    found = extract_answer("".join(text[i] for i in kept), policy=policy)
+    if found.span is None:
+        return found
+    start, end = found.span
+    span = (kept[start] if start < len(kept) else len(text), kept[end - 1] + 1 if end > start else kept[start])
+    return Extraction(found.answer, span, found.rule, found.status, found.policy)

@@ -285,7 +285,7 @@ class _Pool:
         with self.lock:
             self._check_pid()
             while self.idle:
-                worker = self.idle.pop()
+                worker = self.idle.pop()  # the warmest: workers still starting wait at the front
                 if worker.alive():
                     self.busy.add(worker)
                     return worker, self.generation
@@ -305,22 +305,28 @@ class _Pool:
         worker.retire()
 
     def discard(self, worker: _Worker, generation: int, *, replace: bool) -> None:
-        """Kill a worker whose state is unknown; start a replacement so the next call finds one warm."""
+        """Kill a worker whose state is unknown; start a replacement so the next call finds one warm.
+
+        After a timeout, two workers are kept: while one imports SymPy, the other (started at the
+        previous timeout) is ready, so a run of hostile answers pays about one limit each rather
+        than a limit plus an interpreter start-up."""
         worker.kill()
         with self.lock:
             self.busy.discard(worker)
             if not (replace and generation == self.generation and len(self.idle) < self.max_idle):
                 return
-        try:
-            fresh = _Worker()
-        except OSError:
-            logger.exception("could not start a replacement worker")
-            return
-        with self.lock:
-            if generation == self.generation and self.pid == os.getpid():
-                self.idle.append(fresh)
+            wanted = 2 - len(self.idle)
+        for _ in range(max(1, wanted)):
+            try:
+                fresh = _Worker()
+            except OSError:
+                logger.exception("could not start a replacement worker")
                 return
-        fresh.kill()
+            with self.lock:
+                if not (generation == self.generation and self.pid == os.getpid()):
+                    fresh.kill()
+                    return
+                self.idle.insert(0, fresh)  # behind the workers that are ready
 
     def shutdown(self) -> None:
         with self.lock:

@@ -46,17 +46,19 @@ class ParsedNumber:
 def normalize_answer(text: str) -> str:
     """Normalise an answer string for comparison.
 
-    Removes bold markers, unicode minus signs, surrounding whitespace, a trailing period
-    and lower-cases the text. Idempotent.
+    Removes bold markers, unicode minus signs, zero-width characters, surrounding
+    whitespace, a trailing period and lower-cases the text. Idempotent.
 
     Examples
     --------
     >>> normalize_answer("  **\u221214.1%**. ")
     '-14.1%'
     """
-    out, previous = patterns.BOLD_MARKERS.sub("", text), text
-    while out != previous:  # removing "**" from "_**_" leaves "__": repeat until stable
-        out, previous = patterns.BOLD_MARKERS.sub("", out), out
+    out = patterns.ZERO_WIDTH.sub("", text)  # first: "2*\u200b3" keeps its operator
+    if "*" in out or "_" in out:  # a substring test spares a megabyte-long answer the regex
+        previous = ""
+        while out != previous:  # removing "**" from "_**_" leaves "__": repeat until stable
+            out, previous = patterns.BOLD_MARKERS.sub("", out), out
     out = patterns.UNICODE_MINUS.sub("-", out)
     out = patterns.WHITESPACE.sub(" ", out).strip()
     if out.endswith("."):

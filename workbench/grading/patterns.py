@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "MINUS_CHARS",
     "UNICODE_MINUS",
+    "ZERO_WIDTH",
     "NUMBER_LITERAL",
     "WHOLE_NUMBER_ANSWER",
     "FIRST_NUMBER",
@@ -41,8 +43,14 @@ __all__ = [
     "NEGATIVE_AMOUNT_CUE",
 ]
 
-#: Characters that people and models use for a minus sign.
-UNICODE_MINUS = re.compile("[\u2212\u2012\u2013\u2014\ufe63\uff0d]")
+#: Characters that people and models use for a minus sign: U+2212 MINUS SIGN, the dashes
+#: U+2012-U+2015, U+FE63 SMALL HYPHEN-MINUS, U+FF0D FULLWIDTH HYPHEN-MINUS.
+MINUS_CHARS = "\u2212\u2012\u2013\u2014\u2015\ufe63\uff0d"
+UNICODE_MINUS = re.compile(f"[{MINUS_CHARS}]")
+
+#: Invisible characters that can sit inside a number (``1\u200b2``): zero-width space,
+#: non-joiner, joiner, word joiner, byte-order mark. Normalisation removes them.
+ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 
 #: A decimal literal with optional thousands separators and exponent: ``1,234.5``, ``.07``, ``1e-05``.
 NUMBER_LITERAL = r"(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
@@ -60,8 +68,12 @@ FIRST_NUMBER = re.compile(rf"(?P<sign>[-+])?\s*(?:[$\u20ac\u00a3]\s*)?(?P<num>{N
 
 WHITESPACE = re.compile(r"\s+")
 
-#: Markdown bold or italic markers around an answer: ``**14.1%**``.
-BOLD_MARKERS = re.compile(r"\*{1,2}|__")
+#: Markdown bold or italic markers around an answer: ``**14.1%**``. A marker between two
+#: operands is an operator, not markup, and stays: ``2*3``, ``9**9``, ``2**-3``, ``x__1``.
+BOLD_MARKERS = re.compile(
+    r"(?<![^\W_])(?<![)}*])(?:\*{1,2}|__)"  # not after a letter, digit, ')', '}' or another '*'
+    r"|(?:\*{1,2}|__)(?![^\W_])(?![-+({\\*])"  # or not before a letter, digit, sign, '(', '{', '\', '*'
+)
 
 #: Outputs that say there is no answer: ``N/A``, ``<UNKNOWN>``, ``none``, empty.
 NO_ANSWER_TEXT = re.compile(
@@ -123,9 +135,11 @@ BOXED_BARE = re.compile(r"\\boxed\s+(?P<answer>[^\s$]+)")
 #: The answer block of reasoning models: ``<|begin_of_solution|> ... <|end_of_solution|>``.
 SOLUTION_BLOCK = re.compile(r"<\|begin_of_solution\|>(?P<answer>.*?)(?:<\|end_of_solution\|>|$)", re.DOTALL)
 
-#: Any number in running text, for the flexible rule: ``-1,234.5``, ``$18``, ``.5``, ``3/4``.
+#: Any number in running text, for the flexible rule: ``-1,234.5``, ``$18``, ``.5``, ``3/4``,
+#: ``1e-05``; the minus may be a look-alike (``\u221212``).
 TEXT_NUMBER = re.compile(
-    r"(?<![\w.])(?P<number>-?(?:\$ ?)?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?: ?/ ?\d+(?!\.\d))?%?|-?\.\d+%?)"
+    rf"(?<![\w.])(?P<number>[-{MINUS_CHARS}]?(?:\$ ?)?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?"
+    rf"(?:[eE][-+]?\d+)?(?: ?/ ?\d+(?!\.\d))?%?|[-{MINUS_CHARS}]?\.\d+%?)"
 )
 
 #: Inline mathematics: ``$...$``, ``\(...\)``, ``\[...\]``.

@@ -32,7 +32,7 @@ from workbench.grading.compare import (
     answers_match,
     no_answer_verdict,
 )
-from workbench.grading.extract import Extraction, extract_answer
+from workbench.grading.extract import Extraction, ExtractionPolicy, extract_answer
 from workbench.grading.normalize import is_no_answer, normalize_answer
 from workbench.grading.status import GradeStatus, MatchReason
 
@@ -163,6 +163,17 @@ def _given(text: str | None) -> bool:
     return text is not None and not is_no_answer(text)
 
 
+def _extract(
+    text: str | None, source: ExtractionPolicy, extractions: dict[tuple[str | None, str], Extraction] | None
+) -> Extraction:
+    if extractions is None:
+        return extract_answer(text, policy=source)
+    key = (text, source)
+    if key not in extractions:
+        extractions[key] = extract_answer(text, policy=source)
+    return extractions[key]
+
+
 def select_answer(
     policy: GradingPolicy,
     *,
@@ -170,8 +181,12 @@ def select_answer(
     program_answer: str | None = None,
     upstream_answer: str | None = None,
     raw_output: str | None = None,
+    extractions: dict[tuple[str | None, str], Extraction] | None = None,
 ) -> tuple[str | None, str, Extraction | None]:
     """Choose the answer a policy compares: ``(answer, source, extraction)``.
+
+    ``extractions``, when given, keeps each extraction made for a text and policy, so that the
+    policies of one turn read a long output once.
 
     Examples
     --------
@@ -192,7 +207,7 @@ def select_answer(
         if _given(predicted_answer):
             return predicted_answer, "answer", None
         text = raw_output if raw_output and raw_output.strip() else predicted_answer
-        extraction = extract_answer(text, policy=policy.source)
+        extraction = _extract(text, policy.source, extractions)
         return extraction.answer, policy.source, extraction
     if _given(predicted_answer):
         return predicted_answer, "answer", None
@@ -203,7 +218,7 @@ def select_answer(
     if predicted_answer is not None and predicted_answer.strip():
         return predicted_answer, "answer", None  # declared "no answer"
     if raw_output and raw_output.strip():
-        extraction = extract_answer(raw_output, policy="flex")
+        extraction = _extract(raw_output, "flex", extractions)
         return extraction.answer, "flex", extraction
     return predicted_answer, "none", None
 

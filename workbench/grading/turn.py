@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from workbench.grading.compare import AnswerKind, Verdict
+from workbench.grading.compare import AnswerKind, MatchPolicy, Verdict
 from workbench.grading.equivalence import ProgramMatch, compare_programs
 from workbench.grading.extract import Extraction
 from workbench.grading.policies import (
@@ -77,6 +77,8 @@ def _grade_under(
     question: str | None,
     unit: str | None,
     kind: AnswerKind,
+    verdicts: dict[tuple[str, MatchPolicy, str | None, str | None], Verdict],
+    extractions: dict[tuple[str | None, str], Extraction],
 ) -> PolicyGrade:
     program_answer = program.answer if program is not None and program.ok else None
     answer, source, extraction = select_answer(
@@ -85,6 +87,7 @@ def _grade_under(
         program_answer=program_answer,
         upstream_answer=upstream_answer,
         raw_output=raw_output,
+        extractions=extractions,
     )
     if source == "none" and program is not None and not program.ok:
         verdict = Verdict(
@@ -98,7 +101,12 @@ def _grade_under(
         return PolicyGrade(policy.name, verdict, None, "program", None)
     if policy.matcher == "exact_string" and gold_display is not None:
         gold = gold_display  # the baseline compares with the answer as the dataset writes it
-    verdict = grade_answer(policy, answer, gold, question=question, unit=unit, kind=kind)
+    # policies that compare the same answer the same way share one verdict: a SymPy comparison
+    # that times out costs the time limit once per turn, not once per policy
+    key = (policy.matcher, policy.numbers, answer, gold)
+    verdict = verdicts.get(key)
+    if verdict is None:
+        verdict = verdicts[key] = grade_answer(policy, answer, gold, question=question, unit=unit, kind=kind)
     return PolicyGrade(policy.name, verdict, answer, source, extraction)
 
 
@@ -154,6 +162,8 @@ def grade_turn(
     has_program = predicted_program is not None and predicted_program.strip() != ""
     program = execute_program(predicted_program, table=table) if has_program else None  # type: ignore[arg-type]
     grades = []
+    verdicts: dict[tuple[str, MatchPolicy, str | None, str | None], Verdict] = {}
+    extractions: dict[tuple[str | None, str], Extraction] = {}  # a long output is read once per turn
     for each in (policy, *[p for p in also if p.name != policy.name]):
         grades.append(
             _grade_under(
@@ -167,6 +177,8 @@ def grade_turn(
                 question=question,
                 unit=unit,
                 kind=kind,
+                verdicts=verdicts,
+                extractions=extractions,
             )
         )
     main = grades[0]
