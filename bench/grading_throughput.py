@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from workbench.config import BUNDLED_DATASET, BUNDLED_PREDICTIONS  # noqa: E402
 from workbench.grading.compare import answers_match  # noqa: E402
 from workbench.grading.extract import extract_answer  # noqa: E402
+from workbench.grading.memo import clear as clear_caches  # noqa: E402
 from workbench.grading.policies import POLICIES, exact_string_match  # noqa: E402
 from workbench.grading.turn import grade_turn  # noqa: E402
 from workbench.io.gold import load_gold  # noqa: E402
@@ -88,6 +89,7 @@ def gsm8k_pairs() -> list[Pair]:
 def rate(label: str, pairs: Sequence[Pair], grade: Callable[[Pair], object], repeat: int = 3) -> float:
     best = float("inf")
     for _ in range(repeat):
+        clear_caches()  # each repetition from empty caches: only repeats within one pass are reused
         start = time.perf_counter()
         for pair in pairs:
             grade(pair)

@@ -59,25 +59,22 @@ class Extraction:
         return self.status is ExtractionStatus.FOUND
 
 
-def _brace_pairs(text: str) -> dict[int, int]:
-    """Map the index of every balanced ``{`` to the index of its ``}``, in one pass.
+def _brace_pairs(text: str, start: int = 0) -> dict[int, int]:
+    """Map the index of every balanced ``{`` from ``start`` on to the index of its ``}``, in one pass.
 
     An escaped character (``\\{``) does not count. One pass keeps this linear: matching each
-    ``\\boxed{`` separately was quadratic, and a megabyte of unclosed ``\\boxed{`` took hours.
+    ``\\boxed{`` separately was quadratic, and a megabyte of unclosed ``\\boxed{`` took hours. The
+    scan jumps from brace to brace (a regex), and starts at the first box: the braces of the
+    reasoning before it cannot close a box.
     """
     pairs: dict[int, int] = {}
     opened: list[int] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
+    for token in patterns.BRACE_TOKEN.finditer(text, start):
+        ch = token.group()
         if ch == "{":
-            opened.append(i)
+            opened.append(token.start())
         elif ch == "}" and opened:
-            pairs[opened.pop()] = i
-        i += 1
+            pairs[opened.pop()] = token.start()
     return pairs
 
 
@@ -87,7 +84,7 @@ def _boxed_spans(text: str) -> list[tuple[int, int, int, int]]:
     pairs: dict[int, int] | None = None
     for match in patterns.BOXED_OPEN.finditer(text):
         if pairs is None:
-            pairs = _brace_pairs(text)
+            pairs = _brace_pairs(text, match.start())
         close = pairs.get(match.end() - 1)
         if close is not None:
             spans.append((match.start(), close + 1, match.end(), close))

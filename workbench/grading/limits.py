@@ -297,12 +297,16 @@ class _Pool:
         return worker, generation
 
     def checkin(self, worker: _Worker, generation: int) -> None:
+        surplus = None
         with self.lock:
             self.busy.discard(worker)
-            if generation == self.generation and self.pid == os.getpid() and len(self.idle) < self.max_idle:
+            if generation == self.generation and self.pid == os.getpid():
+                if len(self.idle) >= self.max_idle:
+                    surplus = self.idle.pop(0)  # the pool is full: the worker just used stays, the oldest goes
                 self.idle.append(worker)
-                return
-        worker.retire()
+                worker = surplus
+        if worker is not None:
+            worker.retire()
 
     def discard(self, worker: _Worker, generation: int, *, replace: bool) -> None:
         """Kill a worker whose state is unknown; start a replacement so the next call finds one warm.

@@ -43,7 +43,11 @@ def memoize(*, max_chars: int, maxsize: int = 1 << 16) -> Callable[[Callable[...
 
         @functools.wraps(function)
         def wrapper(*args: Any) -> R:
-            if sum(len(a) for a in args if isinstance(a, str)) <= max_chars:
+            chars = 0
+            for arg in args:  # a loop, not sum() over a generator: this runs for every comparison
+                if isinstance(arg, str):
+                    chars += len(arg)
+            if chars <= max_chars:
                 return cached(*args)
             return function(*args)
 

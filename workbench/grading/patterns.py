@@ -39,6 +39,7 @@ __all__ = [
     "CHOICE_LETTER",
     "MATH_MARKUP",
     "PLAIN_NUMBER",
+    "BRACE_TOKEN",
     "DOCUMENT_NUMBER",
     "NEGATIVE_AMOUNT_CUE",
 ]
@@ -128,6 +129,9 @@ ANSWER_LINE = re.compile(r"(?m)^\s*A:\s*(?P<answer>[^\n]+)$")
 
 #: ``\boxed{`` or ``\fbox{`` opening; the content is read by brace matching, not by regex.
 BOXED_OPEN = re.compile(r"\\(?:boxed|fbox)\s*\{")
+
+#: What brace matching looks at: an escaped character (``\{`` is not a brace) or a brace.
+BRACE_TOKEN = re.compile(r"\\.|[{}]", re.DOTALL)
 
 #: ``\boxed 5`` without braces.
 BOXED_BARE = re.compile(r"\\boxed\s+(?P<answer>[^\s$]+)")
