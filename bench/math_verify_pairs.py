@@ -117,6 +117,19 @@ def run(limit: int | None = None) -> dict[str, Any]:
             theirs.append(False)
     t_mv = time.perf_counter() - start
 
+    # like for like with grade_answer alone: math-verify on the answers the workbench extracted
+    start = time.perf_counter()
+    for r, answer in zip(records, answers, strict=True):
+        try:
+            verify(
+                parse(r["gold"] or "", parsing_timeout=None),
+                parse(answer or "", parsing_timeout=None),
+                timeout_seconds=None,
+            )
+        except Exception:  # noqa: BLE001, S112 - timed only
+            continue
+    t_mv_answers = time.perf_counter() - start
+
     agreement: dict[str, dict[str, int]] = {}
     for r, o, t in zip(records, ours, theirs, strict=True):
         ref = reference(r)
@@ -139,6 +152,8 @@ def run(limit: int | None = None) -> dict[str, Any]:
         "math_verify_pairs_per_s": round(mv_rate, 1),
         "ratio_workbench_over_math_verify": round(ours_rate / mv_rate, 1),
         "ratio_match_only_over_math_verify": round(match_rate / mv_rate, 1),
+        "math_verify_on_answers_pairs_per_s": round(n / t_mv_answers, 1),
+        "ratio_match_only_over_math_verify_on_answers": round(match_rate / (n / t_mv_answers), 1),
         "target_ratio": TARGET_RATIO,
         "workbench_seconds": round(best_e2e, 3),
         "math_verify_seconds": round(t_mv, 2),
@@ -166,6 +181,10 @@ def main(argv: list[str] | None = None) -> int:
         f"  math-verify parse + verify        {f['math_verify_pairs_per_s']:>10,.0f} pairs/s ({f['math_verify_errors']} errors)"
     )
     print(f"  ratio {f['ratio_workbench_over_math_verify']:.1f}x [target >= {TARGET_RATIO:.0f}x]")
+    print(
+        f"  on the extracted answers: grade_answer {f['workbench_match_only_pairs_per_s']:,} pairs/s, math-verify "
+        f"{f['math_verify_on_answers_pairs_per_s']:,.0f} pairs/s: {f['ratio_match_only_over_math_verify_on_answers']:.1f}x"
+    )
     print(
         f"  marked correct: workbench {f['workbench_correct']:,}, math-verify {f['math_verify_correct']:,}; "
         f"the two agree on {f['graders_agree']:,}/{n:,} ({f['workbench_only_correct']} only workbench, "
