@@ -321,16 +321,23 @@ class _Pool:
                 return
             wanted = 2 - len(self.idle)
         for _ in range(max(1, wanted)):
-            try:
-                fresh = _Worker()
-            except OSError:
-                logger.exception("could not start a replacement worker")
+            if not self.start(generation):
                 return
-            with self.lock:
-                if not (generation == self.generation and self.pid == os.getpid()):
-                    fresh.kill()
-                    return
-                self.idle.insert(0, fresh)  # behind the workers that are ready
+
+    def start(self, generation: int) -> bool:
+        """Start a worker in the background and queue it behind the ready ones; ``False`` when
+        none could start or the pool moved on (shut down, or this is a forked child)."""
+        try:
+            fresh = _Worker()
+        except OSError:
+            logger.exception("could not start a worker")
+            return False
+        with self.lock:
+            if generation == self.generation and self.pid == os.getpid():
+                self.idle.insert(0, fresh)
+                return True
+        fresh.kill()
+        return False
 
     def shutdown(self) -> None:
         with self.lock:
@@ -470,16 +477,8 @@ def start_worker() -> None:
         _POOL._check_pid()
         if _POOL.idle or _POOL.busy:
             return
-    try:
-        worker = _Worker()
-    except OSError:
-        logger.exception("could not start a worker ahead of time")
-        return
-    with _POOL.lock:
-        if _POOL.pid == os.getpid() and not _POOL.idle:
-            _POOL.idle.append(worker)
-            return
-    worker.kill()
+        generation = _POOL.generation
+    _POOL.start(generation)
 
 
 def shutdown_workers() -> None:
