@@ -423,11 +423,16 @@ def _check_header(path: Path) -> None:
         ) from None
 
 
+def _is_lock_error(exc: sqlite3.Error) -> bool:
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(exc)
+
+
 def _sqlite_error(path: Path, exc: sqlite3.Error, doing: str) -> WorkbenchError:
     """One line for an SQLite error: where, what went wrong, what to do."""
     name = str(getattr(exc, "sqlite_errorname", "") or "")
     text = str(exc)
-    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
+    if _is_lock_error(exc):
         return InputError(
             str(path),
             f"another process holds a lock on the annotation store (waited {BUSY_TIMEOUT_S:g} s while {doing}; "
@@ -515,17 +520,26 @@ class AnnotationStore:
         else:
             _check_bytes(self.path)
         self._conn: sqlite3.Connection | None = None
-        try:
-            self._conn = sqlite3.connect(
-                str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-            )
-            self._configure(create)
-        except sqlite3.Error as exc:
-            self._close_quietly()
-            raise _sqlite_error(self.path, exc, "opening it") from None
-        except BaseException:
-            self._close_quietly()
-            raise
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self._conn = sqlite3.connect(
+                    str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+                )
+                self._configure(create)
+                return
+            except sqlite3.Error as exc:
+                self._close_quietly()
+                # Two processes opening a new store at once can both hold a read lock while one asks
+                # for the write lock to switch it to WAL: SQLite answers "locked" at once, without
+                # waiting, to break the deadlock. Opening again resolves it; a real lock outlasts the wait.
+                if _is_lock_error(exc) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                raise _sqlite_error(self.path, exc, "opening it") from None
+            except BaseException:
+                self._close_quietly()
+                raise
 
     def _close_quietly(self) -> None:
         if self._conn is not None:
