@@ -6,6 +6,9 @@ The only place that turns bytes into Python objects (or tables) for JSON and CSV
   mark) is decoded; any other byte that is not UTF-8 is reported with its line and byte offset;
 * a JSON object that gives the same key twice is an error naming the key and the line (the
   JSON reader would silently keep the last value);
+* JSON nested deeper than :data:`MAX_DEPTH` levels, or holding a whole number longer than
+  Python reads (4,300 digits), is an error naming the line and the field (the path of keys to it),
+  never a ``RecursionError`` or ``ValueError``;
 * a CSV row with more or fewer values than the header, or a header naming a column twice, is
   an error naming the line.
 """
@@ -17,6 +20,7 @@ import io
 import json
 import json.decoder
 import json.scanner
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,7 +38,13 @@ __all__ = [
     "check_closed_quotes",
     "shown_values",
     "read_parquet",
+    "MAX_DEPTH",
 ]
+
+#: The deepest nesting of arrays and objects a JSON input may have. Real inputs nest fewer
+#: than 10 levels; anything deeper is refused before any code recurses into it (the JSON
+#: reader itself fails near 1,000 levels, and ``repr`` of a deep value as well).
+MAX_DEPTH = 100
 
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _REENCODE = "re-encode the file as UTF-8 (e.g. iconv -f cp1252 -t utf-8 FILE > NEW)"
@@ -161,18 +171,140 @@ def _json_error(path: Path, exc: json.JSONDecodeError, text: str, line: int | No
     )
 
 
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels deep (no recursion)."""
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        inner: list[Any] = []
+        for item in level:
+            inner.extend(c for c in (item.values() if isinstance(item, dict) else item) if isinstance(c, dict | list))
+        level = inner
+    return False
+
+
+def _path_text(stack: list[list[Any]]) -> str:
+    """``conversation[0].expected_answer`` for a stack of open containers (at most 6 steps shown)."""
+    steps = [f"[{key}]" if kind == "[" else f".{key}" for kind, key, _ in stack if key is not None]
+    text = "".join(steps[:6]) + ("..." if len(steps) > 6 else "")
+    return text.removeprefix(".")
+
+
+def _locate(text: str, *, depth: int | None = None, digits: int | None = None) -> tuple[int, str] | None:
+    """Where, in JSON ``text``, the first array or object opens more than ``depth`` levels deep,
+    or the first whole number longer than ``digits`` digits starts: ``(offset, path of keys)``.
+
+    A token-by-token walk without recursion, for error messages only (the fast reader has
+    already failed or found the problem).
+
+    Examples
+    --------
+    >>> _locate('{"a": [1, {"b": [[2]]}]}', depth=3)
+    (16, 'a[1].b')
+    >>> _locate('[1, {"x": 12345}]', digits=4)
+    (10, '[1].x')
+    """
+    stack: list[list[Any]] = []  # [kind, key or index, expecting a key]
+    at, end = 0, len(text)
+    try:
+        while at < end:
+            at = json.decoder.WHITESPACE.match(text, at).end()  # type: ignore[attr-defined]
+            if at >= end:
+                break
+            char = text[at]
+            if char == '"':
+                value, at = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+                if stack and stack[-1][0] == "{" and stack[-1][2]:
+                    stack[-1][1:] = [value, False]
+                continue
+            if char in "[{":
+                if depth is not None and len(stack) >= depth:
+                    return at, _path_text(stack)
+                stack.append([char, 0 if char == "[" else None, char == "{"])
+            elif char in "]}":
+                if stack:
+                    stack.pop()
+            elif char == ",":
+                if stack and stack[-1][0] == "[":
+                    stack[-1][1] += 1
+                elif stack:
+                    stack[-1][2] = True
+            elif (number := json.scanner.NUMBER_RE.match(text, at)) is not None:  # type: ignore[attr-defined]
+                whole, fraction, exponent = number.groups()
+                if digits is not None and not fraction and not exponent and len(whole.lstrip("-")) > digits:
+                    return at, _path_text(stack)
+                at = number.end()
+                continue
+            at += 1
+    except ValueError:  # text that is not JSON after all: nothing to point at
+        return None
+    return None
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _too_deep(path: Path, text: str, line: int | None = None) -> InputError:
+    """The error for JSON nested more than :data:`MAX_DEPTH` levels (``line``: of a JSON Lines file)."""
+    found = _locate(text, depth=MAX_DEPTH)
+    offset, field = found if found is not None else (0, "")
+    return InputError(
+        str(path),
+        f"arrays or objects nested more than {MAX_DEPTH} levels deep (no real input nests this deep; "
+        "a value built by a runaway loop?)",
+        location=f"line {line if line is not None else _line_of(text, offset)}",
+        field=field,
+        fix=f"give the value flat (text or a number), at most {MAX_DEPTH} levels deep, or remove it",
+    )
+
+
+def _long_number(path: Path, text: str, line: int | None = None) -> InputError:
+    """The error for a whole number longer than Python reads (``sys.get_int_max_str_digits()``)."""
+    limit = sys.get_int_max_str_digits()
+    found = _locate(text, digits=limit) if limit else None
+    offset, field = found if found is not None else (0, "")
+    number = json.scanner.NUMBER_RE.match(text, offset) if found is not None else None  # type: ignore[attr-defined]
+    size = f"{len(number.group(1).lstrip('-')):,} digits" if number is not None else "too many digits"
+    return InputError(
+        str(path),
+        f"a whole number of {size}; Python reads whole numbers of at most {limit:,} digits",
+        location=f"line {line if line is not None else _line_of(text, offset)}",
+        field=field,
+        fix="write the number as text (in quotes), or remove it",
+    )
+
+
+def _parse(path: Path, text: str, line: int | None = None) -> Any:
+    """``json.loads`` with every failure as one :class:`InputError` (``line``: of a JSON Lines file)."""
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_pairs)
+    except json.JSONDecodeError as exc:
+        raise _json_error(path, exc, text, line) from None
+    except _DuplicateKey as exc:
+        if line is not None:
+            raise _duplicate_error(path, exc.key, line) from None
+        position = _duplicate_position(text)
+        raise _duplicate_error(path, exc.key, text.count("\n", 0, position) + 1) from None
+    except RecursionError:
+        raise _too_deep(path, text, line) from None
+    except ValueError:  # int(): a whole number of more digits than sys.get_int_max_str_digits()
+        raise _long_number(path, text, line) from None
+    if _deeper_than(value, MAX_DEPTH):
+        raise _too_deep(path, text, line)
+    return value
+
+
 def read_json(path: Path) -> Any:
-    """Parse a whole JSON file; invalid JSON gives the line and column, a key given twice its line."""
+    """Parse a whole JSON file; invalid JSON gives the line and column, a key given twice its line,
+    nesting deeper than :data:`MAX_DEPTH` or a whole number too long to read the line and field."""
     text = read_text(path)
     if not text.strip():
         raise InputError(str(path), "the file is empty", fix="give a file with records")
-    try:
-        return json.loads(text, object_pairs_hook=_unique_pairs)
-    except json.JSONDecodeError as exc:
-        raise _json_error(path, exc, text) from None
-    except _DuplicateKey as exc:
-        position = _duplicate_position(text)
-        raise _duplicate_error(path, exc.key, text.count("\n", 0, position) + 1) from None
+    return _parse(path, text)
 
 
 def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -183,13 +315,7 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line, object_pairs_hook=_unique_pairs)
-        except json.JSONDecodeError as exc:
-            raise _json_error(path, exc, line, number) from None
-        except _DuplicateKey as exc:
-            raise _duplicate_error(path, exc.key, number) from None
-        yield number, require_object(path, obj, f"line {number}")
+        yield number, require_object(path, _parse(path, line, number), f"line {number}")
 
 
 # --------------------------------------------------------------------------- tables
