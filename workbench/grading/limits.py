@@ -1,12 +1,28 @@
-"""Run a function under a wall-clock limit in a sandbox worker process: the one place that knows about time limits.
+"""Run a function under a CPU-time limit in a sandbox worker process: the one place that knows about time limits.
 
 Every SymPy or LaTeX-parsing call in the package goes through :func:`call_with_limit`. The call is sent
 to a persistent worker subprocess (``python -m workbench.grading.limits``) as a length-prefixed pickle
 of the function (by reference), its arguments and keyword arguments; the caller waits for the reply
-with ``select.poll`` and a deadline. When the deadline passes, the worker and its process group are
-killed and discarded, a replacement starts in the background, and the call returns status
-``timeout``. Nothing here uses alarm signals or interval timers, so it works the same from the main
-thread, from other threads, from daemonic ``multiprocessing.Pool`` workers and from
+with ``select.poll``.
+
+What the limit counts
+
+- The limit is **CPU seconds of the worker** (user + system time of the worker process, read by the
+  caller from ``/proc/<pid>/stat`` while it waits), not wall-clock time: a call that needs 0.3 s of
+  CPU gets the same verdict on an idle machine and on one where six other jobs share the cores.
+  The caller sleeps in ``poll`` for as long as the worker could at most have left (CPU time cannot
+  run faster than the clock), reads the worker's CPU time when it wakes, and stops when the limit
+  is spent. Nothing here uses alarm signals, interval timers or ``RLIMIT_CPU``, in the caller or in
+  the worker.
+- A **wall-clock safety net** stays: a call that has not answered after
+  :func:`wall_clock_safety_net` seconds (``max(10 x limit, limit + 30 s)``; a worker blocked on
+  something that is not CPU, or starved of CPU for that long) is a timeout too, with a message
+  saying that the safety net fired.
+- Where ``/proc`` is not available (not Linux), the limit counts wall-clock time.
+
+When either limit is reached, the worker and its process group are killed and discarded, a
+replacement starts in the background, and the call returns status ``timeout``. It works the same
+from the main thread, from other threads, from daemonic ``multiprocessing.Pool`` workers and from
 ``concurrent.futures.ProcessPoolExecutor`` workers (workers are plain subprocesses, not
 ``multiprocessing`` children).
 
@@ -22,9 +38,9 @@ Workers
   not leave them behind; :func:`shutdown_workers` (also registered with :mod:`atexit`) stops them;
 - are never shared across ``fork``: a forked child forgets its parent's workers and starts its own.
 
-The time limit counts from the moment the request is handed to a ready worker. Starting a fresh
-worker (about half a second, once per worker) is not counted against it, but is included in
-:attr:`Limited.seconds`.
+The limit counts from the moment the request is handed to a ready worker (the worker's CPU time is
+read just before). Starting a fresh worker (about half a second, once per worker) is not counted
+against it, but is included in :attr:`Limited.seconds`.
 """
 
 from __future__ import annotations
@@ -56,6 +72,7 @@ __all__ = [
     "LimitStatus",
     "Limited",
     "call_with_limit",
+    "wall_clock_safety_net",
     "start_worker",
     "shutdown_workers",
 ]
@@ -64,8 +81,13 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: Seconds one call may take unless the caller says otherwise.
+#: CPU seconds one call may take unless the caller says otherwise.
 DEFAULT_TIME_LIMIT: float = 2.0
+
+#: The wall-clock safety net is ``max(SAFETY_NET_FACTOR x limit, limit + SAFETY_NET_MARGIN)`` seconds.
+SAFETY_NET_FACTOR: float = 10.0
+#: See :data:`SAFETY_NET_FACTOR`.
+SAFETY_NET_MARGIN: float = 30.0
 
 #: Address-space cap of a worker process, in bytes (``RLIMIT_AS``).
 WORKER_MEMORY_LIMIT: int = 4 * 1024**3
@@ -79,6 +101,7 @@ _HEADER = struct.Struct("!Q")  # length prefix of every message, both directions
 _STARTUP_LIMIT = 120.0  # seconds a new worker may take to import its modules
 _MAX_MESSAGE_CHARS = 500  # exception messages sent back are cut to this length
 _PARENT_CHECK_INTERVAL = 1.0  # seconds between a worker's checks that its parent is alive
+_MIN_WAIT = 0.01  # shortest sleep between two reads of a worker's CPU time (the kernel counts in ticks)
 _READY = "ready"
 #: ``-m`` warns if the package's ``__init__`` has already imported this module; harmless for a worker.
 _RUNPY_WARNING = "ignore:'workbench.grading.limits' found in sys.modules:RuntimeWarning"
@@ -105,15 +128,21 @@ class Limited(Generic[T]):
     value
         The function's return value when ``status`` is ``ok``, else ``None``.
     message
-        ``""`` when ``ok``; ``"gave up after 2.0 s"`` for a timeout; ``"ExcType: message"`` for an error.
+        ``""`` when ``ok``; ``"gave up after 2.0 s of CPU"`` for a timeout (or a sentence saying
+        that the wall-clock safety net fired); ``"ExcType: message"`` for an error.
     seconds
         Wall time the call took, including any worker start-up.
+    cpu_seconds
+        CPU seconds (user + system) the worker spent on the call, as the kernel counts them (in
+        ticks of usually 10 ms); ``None`` where a process's CPU time cannot be read (no ``/proc``)
+        or the call never reached a worker.
     """
 
     status: LimitStatus
     value: T | None
     message: str
     seconds: float
+    cpu_seconds: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -128,6 +157,61 @@ def _worker_environment() -> dict[str, str]:
     if _PACKAGE_ROOT not in installed:  # a source checkout or editable install: make -m find workbench
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
     return env
+
+
+def wall_clock_safety_net(limit: float) -> float:
+    """Wall-clock seconds after which a call is given up whatever CPU time it used.
+
+    Examples
+    --------
+    >>> wall_clock_safety_net(2.0), wall_clock_safety_net(5.0)
+    (32.0, 50.0)
+    """
+    return max(SAFETY_NET_FACTOR * limit, limit + SAFETY_NET_MARGIN)
+
+
+try:
+    _CLOCK_TICKS = float(os.sysconf("SC_CLK_TCK"))
+except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+    _CLOCK_TICKS = 100.0
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` from ``/proc/<pid>/stat``; ``None`` if unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            data = stat.read()
+        fields = data.rsplit(b")", 1)[1].split()  # the command name, in parentheses, may hold spaces
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # fields 14 and 15: utime, stime
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class _CpuBudget:
+    """The CPU seconds a worker may still spend on one call, measured from the caller."""
+
+    def __init__(self, pid: int, limit: float) -> None:
+        self.pid = pid
+        self.limit = limit
+        self.start = _cpu_seconds(pid)
+        self.used: float | None = 0.0 if self.start is not None else None
+
+    @property
+    def measurable(self) -> bool:
+        return self.start is not None
+
+    def update(self) -> float | None:
+        """Read the worker's CPU time; return the seconds it has used on this call."""
+        if self.start is not None:
+            now = _cpu_seconds(self.pid)
+            if now is not None:
+                self.used = max(0.0, now - self.start)
+        return self.used
+
+    def left(self) -> float:
+        """Seconds of CPU left (at most the limit; ``0`` or less when spent)."""
+        used = self.update()
+        return self.limit - (used or 0.0)
 
 
 class _WorkerGone(Exception):
@@ -194,8 +278,8 @@ class _Worker:
             data = data[written:]
         return True
 
-    def receive(self, deadline: float) -> bytes | None:
-        """Read one message; ``None`` if the deadline passed first."""
+    def receive(self, deadline: float, budget: _CpuBudget | None = None) -> bytes | None:
+        """Read one message; ``None`` if the deadline passed or the worker spent ``budget`` first."""
         poller = select.poll()
         poller.register(self.rfd, select.POLLIN)
         needed: int | None = None
@@ -209,6 +293,12 @@ class _Worker:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
+            if budget is not None:
+                left = budget.left()
+                if left <= 0:
+                    return None
+                # CPU time cannot run faster than the clock: sleep until the budget could be spent
+                remaining = min(remaining, max(left, _MIN_WAIT))
             if not poller.poll(max(1, math.ceil(remaining * 1000))):
                 continue
             try:
@@ -360,8 +450,14 @@ class _Pool:
 _POOL = _Pool()
 
 
-def call_with_limit(func: Callable[..., T], *args: Any, time_limit: float | None = None, **kwargs: Any) -> Limited[T]:
-    """Run module-level ``func(*args, **kwargs)`` in a sandbox worker process, at most ``time_limit`` seconds.
+def call_with_limit(
+    func: Callable[..., T],
+    *args: Any,
+    time_limit: float | None = None,
+    wall_limit: float | None = None,
+    **kwargs: Any,
+) -> Limited[T]:
+    """Run module-level ``func(*args, **kwargs)`` in a sandbox worker process, at most ``time_limit`` CPU seconds.
 
     The function travels by reference (its module and name), so it must be importable in a fresh
     interpreter: a module-level function of an installed or importable module, not a lambda, a
@@ -377,19 +473,23 @@ def call_with_limit(func: Callable[..., T], *args: Any, time_limit: float | None
     *args, **kwargs
         Passed to ``func``.
     time_limit
-        Seconds ``func`` may run, counted from the moment a ready worker has the request;
-        :data:`DEFAULT_TIME_LIMIT` when ``None``.
+        CPU seconds the worker may spend on ``func``, counted from the moment a ready worker has
+        the request; :data:`DEFAULT_TIME_LIMIT` when ``None``. Wall-clock seconds where a
+        process's CPU time cannot be read (no ``/proc``).
+    wall_limit
+        The wall-clock safety net in seconds; :func:`wall_clock_safety_net` of the limit when
+        ``None``. It is never shorter than ``time_limit``.
 
     Returns
     -------
     Limited
-        ``status`` ``ok`` with ``value``, ``timeout`` (the worker was killed), or ``error`` with
-        ``"ExcType: message"``.
+        ``status`` ``ok`` with ``value``, ``timeout`` (the worker was killed; ``message`` says
+        which limit it reached), or ``error`` with ``"ExcType: message"``.
 
     Raises
     ------
     ValueError
-        If ``time_limit`` is not a positive finite number.
+        If ``time_limit`` or ``wall_limit`` is not a positive finite number.
 
     Examples
     --------
@@ -398,18 +498,29 @@ def call_with_limit(func: Callable[..., T], *args: Any, time_limit: float | None
     3628800
     >>> call_with_limit(math.sqrt, -1.0).message
     'ValueError: math domain error'
-    >>> import time
-    >>> result = call_with_limit(time.sleep, 5, time_limit=0.2)
+    >>> result = call_with_limit(math.factorial, 10**6, time_limit=0.2)  # seconds of CPU
     >>> result.status, result.message
-    (<LimitStatus.TIMEOUT: 'timeout'>, 'gave up after 0.2 s')
+    (<LimitStatus.TIMEOUT: 'timeout'>, 'gave up after 0.2 s of CPU')
+
+    A worker that waits without computing uses no CPU; the wall-clock safety net stops it:
+
+    >>> import time
+    >>> call_with_limit(time.sleep, 5, time_limit=0.1, wall_limit=0.3).message
+    'gave up after 0.3 s of wall-clock time (the safety net; the CPU limit is 0.1 s)'
     """
     limit = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     if not (math.isfinite(limit) and limit > 0):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    net = wall_clock_safety_net(limit) if wall_limit is None else float(wall_limit)
+    if not (math.isfinite(net) and net > 0):
+        raise ValueError(f"wall_limit must be a positive number of seconds, got {wall_limit!r}")
+    net = max(net, limit)
     start = time.monotonic()
+    budget: _CpuBudget | None = None
 
     def done(status: LimitStatus, value: Any, message: str) -> Limited[T]:
-        return Limited(status, value if status is LimitStatus.OK else None, message, time.monotonic() - start)
+        cpu = budget.used if budget is not None else None
+        return Limited(status, value if status is LimitStatus.OK else None, message, time.monotonic() - start, cpu)
 
     try:
         call = pickle.dumps((func, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
@@ -430,19 +541,33 @@ def call_with_limit(func: Callable[..., T], *args: Any, time_limit: float | None
                 return done(
                     LimitStatus.ERROR, None, f"worker could not start: {exc} ({_describe_exit(worker.proc.poll())})"
                 )
-            deadline = time.monotonic() + limit
+            budget = _CpuBudget(worker.proc.pid, limit)
+            sent_at = time.monotonic()
+            # with CPU accounting the wall clock is only the safety net; without it, the limit itself
+            deadline = sent_at + (net if budget.measurable else limit)
             try:
                 sent = worker.send(payload, deadline)
             except _WorkerGone:
                 if attempt == 0:
+                    budget = None
                     continue
                 raise
-            reply = worker.receive(deadline) if sent else None
+            reply = worker.receive(deadline, budget if budget.measurable else None) if sent else None
             if reply is None:
+                used = budget.update()  # before the kill: a dead process has no CPU time to read
                 _POOL.discard(worker, generation, replace=True)
                 clean = True  # already discarded
-                return done(LimitStatus.TIMEOUT, None, f"gave up after {limit} s")
+                if not budget.measurable:
+                    return done(LimitStatus.TIMEOUT, None, f"gave up after {limit} s")
+                if used is not None and used < limit:  # the CPU limit was not reached: the wall clock was
+                    return done(
+                        LimitStatus.TIMEOUT,
+                        None,
+                        f"gave up after {net} s of wall-clock time (the safety net; the CPU limit is {limit} s)",
+                    )
+                return done(LimitStatus.TIMEOUT, None, f"gave up after {limit} s of CPU")
             status, value, message = pickle.loads(reply)
+            budget.update()
             _POOL.checkin(worker, generation)
             clean = True
             return done(LimitStatus(status), value, message)

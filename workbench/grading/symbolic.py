@@ -388,7 +388,7 @@ def latex_equivalent(pred: str, gold: str, *, time_limit: float | None = None) -
     compared = f"the prediction {_preview(pred)} with the gold {_preview(gold)}"
     if result.status is LimitStatus.TIMEOUT:
         return SymbolicVerdict(
-            GradeStatus.TIMEOUT, False, f"gave up after {float(limit)} s parsing and comparing {compared}", None, None
+            GradeStatus.TIMEOUT, False, f"{result.message} parsing and comparing {compared}", None, None
         )
     return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, f"SymPy failed on {compared}: {result.message}", None, None)
 
