@@ -5,7 +5,7 @@ set, grade the same predictions again, and compare each system before and after.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -15,7 +15,7 @@ from workbench.schema import ACTIVE_ANNOTATIONS
 if TYPE_CHECKING:
     from workbench.run import Run
 
-__all__ = ["read_active_annotations", "cleaning_effect"]
+__all__ = ["read_active_annotations", "read_annotation_store", "cleaning_effect"]
 
 
 def read_active_annotations(path: str | Path) -> pl.DataFrame:
@@ -31,8 +31,27 @@ def read_active_annotations(path: str | Path) -> pl.DataFrame:
     >>> read_active_annotations("").height
     0
     """
+    return read_annotation_store(path)[0]
+
+
+def read_annotation_store(path: str | Path) -> tuple[pl.DataFrame, dict[str, Any] | None]:
+    """The annotations in force in an annotation store and what the store held
+    (``path``, ``n_events``, ``max_event_id``, ``sha256``: for an export's manifest), read
+    through one opening of the store; an empty table and ``None`` for an empty path.
+
+    Raises
+    ------
+    UsageError
+        When a path is given and there is no store there.
+
+    Examples
+    --------
+    >>> active, snapshot = read_annotation_store("")
+    >>> active.height, snapshot
+    (0, None)
+    """
     if not str(path).strip():
-        return pl.DataFrame(schema=ACTIVE_ANNOTATIONS)
+        return pl.DataFrame(schema=ACTIVE_ANNOTATIONS), None
     from workbench.annotations.store import AnnotationStore
 
     target = Path(path)
@@ -42,7 +61,7 @@ def read_active_annotations(path: str | Path) -> pl.DataFrame:
             "`workbench annotations import` wrote, or leave the parameter empty"
         )
     with AnnotationStore(target, create=False) as store:
-        return store.active()
+        return store.active(), {"path": str(path), **store.snapshot()}
 
 
 def _scores(turns: pl.DataFrame, suffix: str) -> pl.DataFrame:

@@ -192,22 +192,17 @@ def _annotations(args: argparse.Namespace) -> int:
         return 0
     with AnnotationStore(path, create=False) as store:
         table = store.events() if args.all else store.active()
-    sys.stdout.write(table.write_csv())
+    from workbench.io.csvsafe import write_csv
+
+    sys.stdout.write(write_csv(table))  # formula-looking cells quoted
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
-    from workbench.annotations.store import AnnotationStore
-    from workbench.cleaning import read_active_annotations
+    from workbench.cleaning import read_annotation_store
     from workbench.io.exports import export_cleaned
 
-    snapshot = None
-    if args.annotations is not None:
-        active = read_active_annotations(args.annotations)
-        with AnnotationStore(args.annotations, create=False) as store:
-            snapshot = {"path": str(args.annotations), **store.snapshot()}
-    else:
-        active = read_active_annotations("")
+    active, snapshot = read_annotation_store(args.annotations or "")
     result = export_cleaned(
         args.dataset,
         active,
@@ -217,6 +212,7 @@ def _export(args: argparse.Namespace) -> int:
         seed=args.seed,
         snapshot=snapshot,
         parameters={"command": "workbench export"},
+        inputs=[] if args.annotations is None else [args.annotations],
     )
     for name, path in result.files.items():
         print(f"{name}: {path}")

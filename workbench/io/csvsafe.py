@@ -25,7 +25,7 @@ import polars as pl
 
 from workbench.grading.patterns import PLAIN_NUMBER
 
-__all__ = ["FORMULA_TRIGGERS", "inert_cells", "inert_text", "is_formula_cell", "write_csv"]
+__all__ = ["FORMULA_TRIGGERS", "count_formula_cells", "inert_cells", "inert_text", "is_formula_cell", "write_csv"]
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP's list).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
@@ -79,18 +79,35 @@ def inert_text(text: str) -> str:
     return _QUOTE + text if is_formula_cell(text) else text
 
 
-def _inert_series(series: pl.Series) -> pl.Series:
-    """A text series with its formula-looking cells quoted (the same series when none is)."""
+def _text_columns(frame: pl.DataFrame) -> list[pl.Series]:
+    """The columns of ``frame`` that hold text, as ``String`` series."""
+    return [
+        frame[name].cast(pl.String)
+        for name, dtype in frame.schema.items()
+        if dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)
+    ]
+
+
+def _formula_rows(series: pl.Series) -> list[int]:
+    """Positions of the formula-looking cells of a text series (a cheap first-character test
+    first, then :func:`is_formula_cell` on the few candidates)."""
     candidates = series.str.slice(0, 1).is_in(FORMULA_TRIGGERS).fill_null(False)
     if not candidates.any():
-        return series
+        return []
     values = series.to_list()
-    changed = False
-    for i in candidates.arg_true().to_list():
-        if is_formula_cell(values[i]):
-            values[i] = _QUOTE + values[i]
-            changed = True
-    return pl.Series(series.name, values, dtype=pl.String) if changed else series
+    return [i for i in candidates.arg_true().to_list() if is_formula_cell(values[i])]
+
+
+def count_formula_cells(frame: pl.DataFrame) -> int:
+    """How many text cells and column names of ``frame`` :func:`inert_cells` quotes.
+
+    Examples
+    --------
+    >>> count_formula_cells(pl.DataFrame({"id": ["=1+1", "-3", "-x"], "n": [-1, 2, 3]}))
+    2
+    """
+    cells = sum(len(_formula_rows(series)) for series in _text_columns(frame))
+    return cells + sum(is_formula_cell(name) for name in frame.columns)
 
 
 def inert_cells(frame: pl.DataFrame) -> pl.DataFrame:
@@ -120,16 +137,13 @@ def inert_cells(frame: pl.DataFrame) -> pl.DataFrame:
     ["'=cmd"]
     """
     out = frame
-    for name, dtype in frame.schema.items():
-        if dtype == pl.String:
-            series = frame[name]
-        elif isinstance(dtype, pl.Categorical | pl.Enum):
-            series = frame[name].cast(pl.String)
-        else:
-            continue
-        safe = _inert_series(series)
-        if safe is not series:
-            out = out.with_columns(safe)
+    for series in _text_columns(frame):
+        rows = _formula_rows(series)
+        if rows:
+            values = series.to_list()
+            for i in rows:
+                values[i] = _QUOTE + values[i]
+            out = out.with_columns(pl.Series(series.name, values, dtype=pl.String))
     renames = {name: inert_text(name) for name in out.columns if is_formula_cell(name)}
     return out.rename(renames) if renames else out
 

@@ -14,6 +14,21 @@ complete new one, never a mix, even when the process is killed half-way. It hold
 * ``manifest.json`` last: workbench version, input path and SHA-256, layout, the annotation
   snapshot, parameters, record and turn counts, and every file written with its SHA-256.
 
+Every CSV or TSV file of an export (a plain table, ``split.csv``, ``annotations.csv``) has its
+formula-looking cells quoted (:mod:`workbench.io.csvsafe`: ``=HYPERLINK(...)`` is written
+``'=HYPERLINK(...)``, numbers such as ``-12.5`` stay), so a spreadsheet shows them as text. The
+quote is then part of the value: a plain-table CSV export read back has ``'=x`` where the input
+had ``=x`` (a record id so changed no longer matches predictions that use ``=x``); the manifest
+counts the quoted cells of each CSV file under ``output.quoted_cells``. JSON, JSON
+Lines and Parquet files, ``annotations.parquet`` among them, keep every value verbatim: use
+them to re-grade when an id or answer begins with ``=``, ``+``, ``-``, ``@``, a tab or a CR.
+
+``out_dir`` is the export's own: it may be new, empty, or the folder of an earlier export
+(recognised by its ``manifest.json``, each listed file unchanged) and nothing else. A file (the
+annotation store, say), a link, the current folder or one holding it or the inputs, a folder
+holding other files: each is refused with one line and left as it was. A replaced folder keeps
+its mode; a new one gets the usual mode of a new folder.
+
 :func:`apply_annotations` gives the same cleaned gold in memory, for re-grading without a file.
 
 What an annotation does
@@ -51,14 +66,14 @@ import logging
 import math
 import os
 import random
+import secrets
 import shutil
+import stat
 import sys
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +84,7 @@ from workbench.errors import InputError, UsageError
 from workbench.features import RARE_OPERATIONS, gold_features
 from workbench.grading import patterns
 from workbench.grading.compare import answer_text
+from workbench.io.csvsafe import count_formula_cells, write_csv
 from workbench.io.gold import (
     GoldDataset,
     executed_text,
@@ -568,6 +584,23 @@ class _Unit:
     payload: Any
 
 
+@dataclass(frozen=True)
+class _CsvFile:
+    """Writes ``frame`` as CSV (TSV with ``separator="\\t"``), formula-looking cells quoted
+    (:func:`workbench.io.csvsafe.write_csv`)."""
+
+    frame: pl.DataFrame
+    separator: str = ","
+
+    def __call__(self, tmp: Path) -> None:
+        write_csv(self.frame, tmp, separator=self.separator)
+
+    @property
+    def quoted(self) -> int:
+        """How many cells (and column names) the file has quoted."""
+        return count_formula_cells(self.frame)
+
+
 def _json_text(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -711,9 +744,9 @@ def _scatter_text(frame: pl.DataFrame, column: str, rows: Sequence[int], values:
 
 def _table_frame(
     path: Path, gold: GoldDataset, plan: _Plan, *, keep_excluded: bool
-) -> tuple[pl.DataFrame, pl.Series, Callable[[pl.DataFrame, Path], None]]:
+) -> tuple[pl.DataFrame, pl.Series, Callable[[pl.DataFrame], Writer]]:
     """The cleaned table (all rows, corrections applied, ``excluded`` column when kept),
-    the record id of each row, and how to write a frame in the input's format."""
+    the record id of each row, and the writer of a frame in the input's format."""
     frame = _read_frame(path)
     keys = gold.turns.select("record_id", "turn").with_row_index("row")
     index = {(r, t): i for i, r, t in keys.iter_rows()}
@@ -730,13 +763,12 @@ def _table_frame(
         frame = frame.with_columns(record_ids.is_in(list(plan.excluded)).alias("excluded"))
     suffix = path.suffix.lower()
 
-    def write(out: pl.DataFrame, tmp: Path) -> None:
-        if suffix == ".parquet":
-            out.write_parquet(tmp)
-        else:
-            out.write_csv(tmp, separator="\t" if suffix == ".tsv" else ",")
+    def writer(out: pl.DataFrame) -> Writer:
+        if suffix == ".parquet":  # Parquet keeps every value verbatim
+            return out.write_parquet
+        return _CsvFile(out, "\t" if suffix == ".tsv" else ",")
 
-    return frame, record_ids, write
+    return frame, record_ids, writer
 
 
 # --------------------------------------------------------------------------- export
@@ -754,31 +786,140 @@ def _json_safe(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def _previous_files(out: Path) -> set[str]:
-    """The files an earlier export's manifest in ``out`` lists (plain names inside ``out`` only)."""
+#: The keys by which a ``manifest.json`` is recognised as one an export wrote.
+_MANIFEST_KEYS = frozenset({"workbench_version", "input", "annotations", "files"})
+
+#: A ``manifest.json`` larger than this is not one an export wrote (they are a few kB).
+_MANIFEST_MAX_BYTES = 1 << 24
+
+#: What to do instead, in the messages of :func:`_claim_out`.
+_OUT_FIX = "give --out (out_dir) a new folder, an empty folder, or the folder of an earlier export"
+
+
+def _earlier_export(out: Path) -> dict[str, str] | None:
+    """The files an earlier export's ``manifest.json`` in ``out`` lists (name -> SHA-256), or
+    ``None`` when ``out`` holds no manifest the export wrote (missing, a link, not JSON, or
+    without the export's keys, or listing a name that is not a plain file name in ``out``)."""
     manifest = out / _MANIFEST
-    if not manifest.is_file():
-        return set()
     try:
+        if manifest.is_symlink() or not manifest.is_file() or manifest.stat().st_size > _MANIFEST_MAX_BYTES:
+            return None
         old = json.loads(manifest.read_text(encoding="utf-8"))
-        if not {"input", "annotations", "files"} <= set(old):  # not an export's manifest: leave the folder be
-            return set()
-        names = [entry["path"] for entry in old["files"].values()]
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
-        return set()
-    return {n for n in names if isinstance(n, str) and n == Path(n).name and n not in ("", ".", "..")}
+    except (OSError, ValueError, RecursionError):  # ValueError: JSONDecodeError, UnicodeDecodeError
+        return None
+    if not isinstance(old, dict) or not _MANIFEST_KEYS <= set(old) or not isinstance(old["files"], dict):
+        return None
+    listed: dict[str, str] = {}
+    for entry in old["files"].values():
+        name = entry.get("path") if isinstance(entry, dict) else None
+        digest = entry.get("sha256") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or name != Path(name).name or name in ("", ".", "..", _MANIFEST):
+            return None
+        if not isinstance(digest, str):
+            return None
+        listed[name] = digest
+    return listed
 
 
 def _is_temp(name: str) -> bool:
     return name.startswith(".") and name.endswith(".tmp")
 
 
-def _foreign_entries(out: Path, previous: set[str]) -> list[str]:
-    """Entries of ``out`` an earlier export did not write (its temporary files aside)."""
+def _foreign_entries(folder: Path, previous: Mapping[str, str] | None) -> list[str]:
+    """Entries of ``folder`` no earlier export wrote: all of them without a manifest, else those
+    the manifest does not list (temporary files of a write aside) and listed ones that are not
+    plain files (a link, a folder)."""
+    own = set(previous or ()) | ({_MANIFEST} if previous is not None else set())
+    foreign = []
+    for entry in folder.iterdir():
+        if _is_temp(entry.name) and entry.is_file() and not entry.is_symlink():
+            continue
+        if entry.name not in own or entry.is_symlink() or not entry.is_file():
+            foreign.append(entry.name)
+    return sorted(foreign)
+
+
+def _refuse_foreign(out: Path, foreign: Sequence[str]) -> UsageError:
+    shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+    return UsageError(
+        f"the export folder {out} holds files that no earlier export wrote ({shown}), and an export replaces "
+        f"the whole folder; nothing was changed. Fix: {_OUT_FIX}"
+    )
+
+
+def _claim_out(out: Path, inputs: Sequence[Path]) -> tuple[dict[str, str] | None, int | None]:
+    """Check that the export may become ``out``; raise a one-line :class:`UsageError` if not.
+
+    ``out`` may be missing, an empty folder, or a folder that holds an earlier export and
+    nothing else (recognised by its ``manifest.json``; each listed file still as the manifest
+    hashed it). Refused, and left untouched: a symbolic link, a file (such as the annotation
+    store), the current folder or a folder holding it, a folder holding one of ``inputs``, a
+    folder holding other files or a changed export.
+
+    Returns
+    -------
+    tuple
+        The earlier export's files (name -> SHA-256; ``None`` when there is none) and the mode
+        of the folder replaced (``None`` for a new folder).
+    """
+    if out.is_symlink():
+        raise UsageError(
+            f"the export folder {out} is a symbolic link (to {os.readlink(out)}); an export never replaces or "
+            f"follows a link; nothing was changed. Fix: give the folder itself, or {_OUT_FIX}"
+        )
+    resolved = out.resolve()
+    sources = [Path(p).resolve() for p in inputs]
+    if os.path.lexists(out) and not out.is_dir():
+        what = "one of the files this export reads" if resolved in sources else "not a folder"
+        raise UsageError(
+            f"the export folder {out} is a file ({what}); an export writes a folder and never replaces a file; "
+            f"nothing was changed. Fix: {_OUT_FIX}"
+        )
+    here = Path.cwd().resolve()
+    if resolved == here or resolved in here.parents:
+        what = "the current folder" if resolved == here else f"a folder holding the current folder ({here})"
+        raise UsageError(
+            f"the export folder {out} is {what}, and an export replaces its whole folder; nothing was "
+            f"changed. Fix: {_OUT_FIX}, such as {here / 'cleaned'}"
+        )
+    for source in sources:
+        if resolved in source.parents:
+            raise UsageError(
+                f"the export folder {out} holds {source}, which this export reads, and an export replaces its whole "
+                f"folder: it would overwrite or remove its input; nothing was changed. Fix: {_OUT_FIX}"
+            )
+    _recover_interrupted(out)
     if not out.is_dir():
-        return []
-    own = previous | ({_MANIFEST} if previous else set())
-    return sorted(p.name for p in out.iterdir() if p.name not in own and not _is_temp(p.name))
+        return None, None
+    mode = stat.S_IMODE(out.stat().st_mode)
+    previous = _earlier_export(out)
+    foreign = _foreign_entries(out, previous)
+    if foreign:
+        raise _refuse_foreign(out, foreign)
+    for name, digest in (previous or {}).items():
+        if (out / name).exists() and file_sha256(out / name) != digest:
+            raise UsageError(
+                f"the export folder {out} holds {name}, changed since the export wrote it (its SHA-256 is not the "
+                f"one in {_MANIFEST}), and an export replaces the whole folder; nothing was changed. Fix: move "
+                f"your changes out of {out}, or {_OUT_FIX}"
+            )
+    return previous, mode
+
+
+def _make_staging(out: Path, mode: int | None) -> Path:
+    """A new empty folder beside ``out`` to write the export into, named as
+    :func:`_recover_interrupted` expects, with the mode of the folder it replaces (``mode``) or,
+    for a new folder, the usual mode of a new folder (``0o777`` less the umask)."""
+    for _ in range(100):
+        staging = out.with_name(f".{out.name}.export-{os.getpid()}-{secrets.token_hex(6)}")
+        try:
+            os.mkdir(staging, 0o777)  # the system applies the umask (and a default ACL)
+        except FileExistsError:
+            continue
+        if mode is not None:
+            os.chmod(staging, mode)
+        return staging
+    raise FileExistsError(errno.EEXIST, "no free name for a temporary export folder", str(out.parent))
 
 
 def _pid_alive(pid: int) -> bool:
@@ -852,16 +993,29 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(b))
 
 
-def _swap_in(new: Path, out: Path) -> None:
-    """Make the complete folder ``new`` be ``out``; an earlier ``out`` is removed only after."""
+def _swap_in(new: Path, out: Path, previous: Mapping[str, str] | None) -> None:
+    """Make the complete folder ``new`` be ``out``; an earlier ``out`` is removed only after.
+
+    What was at ``out`` is checked again once it is out of the way (it must still hold only the
+    earlier export ``previous`` lists, or nothing): if a file appeared there meanwhile it is put
+    back and the export refused, so nothing but an earlier export is ever removed.
+    """
     if not os.path.lexists(out):
         os.rename(new, out)
     elif _exchange(new, out):  # ``new`` now holds the earlier export
+        foreign = ["(not a folder)"] if new.is_symlink() or not new.is_dir() else _foreign_entries(new, previous)
+        if foreign:
+            _exchange(new, out)
+            raise _refuse_foreign(out, foreign)
         shutil.rmtree(new, ignore_errors=True)
     else:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         old = out.with_name(f".{out.name}.previous-{os.getpid()}-{stamp}")
         os.rename(out, old)
+        foreign = ["(not a folder)"] if old.is_symlink() or not old.is_dir() else _foreign_entries(old, previous)
+        if foreign:
+            os.rename(old, out)
+            raise _refuse_foreign(out, foreign)
         try:
             os.rename(new, out)
         except BaseException:
@@ -893,12 +1047,12 @@ def _dataset_writers(
     sides = ("train", "test") if assignment is not None else ()
     writers: dict[str, Writer] = {}
     if gold.layout == "plain-table" and path.suffix.lower() in (".csv", ".tsv", ".parquet"):
-        frame, record_ids, write_frame = _table_frame(path, gold, plan, keep_excluded=keep_excluded)
+        frame, record_ids, writer = _table_frame(path, gold, plan, keep_excluded=keep_excluded)
         keep = pl.Series([keep_excluded or r not in plan.excluded for r in record_ids], dtype=pl.Boolean)
-        writers["dataset"] = partial(write_frame, frame.filter(keep))
+        writers["dataset"] = writer(frame.filter(keep))
         for side in sides:
             chosen = pl.Series([split_of.get(r) == side for r in record_ids], dtype=pl.Boolean)
-            writers[side] = partial(write_frame, frame.filter(chosen))
+            writers[side] = writer(frame.filter(chosen))
         return writers
     source: _Reformatted | _Objects = (
         _Reformatted(path) if gold.layout == "convfinqa-reformatted" else _Objects(path, gold)
@@ -937,6 +1091,7 @@ def export_cleaned(
     seed: int = 0,
     snapshot: Mapping[str, Any] | None = None,
     parameters: Mapping[str, Any] | None = None,
+    inputs: Sequence[str | Path] = (),
 ) -> ExportResult:
     """Write the cleaned dataset in its input layout, the annotations, and a manifest.
 
@@ -954,9 +1109,14 @@ def export_cleaned(
     annotations
         The active annotations (``AnnotationStore.active()``); see :func:`apply_annotations`.
     out_dir
-        The folder to write (created when missing; when it exists it must be empty or hold an
-        earlier export). The dataset keeps the input's file name (``cleaned.<ext>`` if that
-        name is one the export writes itself).
+        The folder to write: a new one (created, with the usual mode of a new folder, ``0o777``
+        less the umask), an empty one, or the folder of an earlier export and nothing else
+        (recognised by its ``manifest.json``, each file it lists unchanged); a folder replaced
+        keeps its mode. Anything else is refused and left untouched: a file (such as the
+        annotation store), a symbolic link, the current folder or one holding it, a folder
+        holding ``gold_path`` or one of ``inputs``, a folder holding other files. The dataset
+        keeps the input's file name (``cleaned.<ext>`` if that name is one the export writes
+        itself).
     keep_excluded
         Keep excluded records, marked, instead of dropping them. They are left out of a split.
     split
@@ -968,6 +1128,9 @@ def export_cleaned(
         What the annotation store looked like (``AnnotationStore.snapshot()``), for the manifest.
     parameters
         More parameters to record in the manifest (say, the command line's).
+    inputs
+        Other files the export reads (the annotation store), which ``out_dir`` may neither be
+        nor hold.
 
     Returns
     -------
@@ -976,9 +1139,9 @@ def export_cleaned(
     Raises
     ------
     UsageError
-        An unsupported layout, ``split`` outside (0, 1), an output that would overwrite the
-        input, an ``out_dir`` holding files no export wrote, every record excluded, or
-        ``parameters`` reusing a name of the export's own.
+        An unsupported layout, ``split`` outside (0, 1), an ``out_dir`` the export may not
+        replace (see ``out_dir``), every record excluded, or ``parameters`` reusing a name of
+        the export's own.
     InputError
         An annotation names a record or turn the dataset does not have (and the other cases
         of :func:`apply_annotations`).
@@ -995,7 +1158,7 @@ def export_cleaned(
     """
     path = Path(gold_path)
     out = Path(out_dir)
-    if out.is_symlink():
+    if out.name in ("", ".", ".."):  # "." or "a/..": the folder it stands for
         out = out.resolve()
     if split is not None and (isinstance(split, bool) or not isinstance(split, int | float) or not 0 < split < 1):
         raise UsageError(
@@ -1008,6 +1171,7 @@ def export_cleaned(
         raise UsageError(
             f"parameters may not reuse the export's own names ({', '.join(clash)}); pass them as arguments instead"
         )
+    previous, mode = _claim_out(out, [path, *(Path(p) for p in inputs)])
     gold = load_gold(path)
     if gold.layout not in SUPPORTED_LAYOUTS:
         raise UsageError(
@@ -1015,17 +1179,6 @@ def export_cleaned(
             f"{', '.join(SUPPORTED_LAYOUTS)}; convert the dataset to one of them first"
         )
     names = _output_names(path, split)
-    previous = _previous_files(out)
-    if any((out / name).resolve() == path.resolve() for name in {*names.values(), *previous}):
-        raise UsageError(f"the export into {out} would overwrite or remove its input {path}; give another out_dir")
-    _recover_interrupted(out)
-    foreign = _foreign_entries(out, previous)
-    if foreign:
-        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-        raise UsageError(
-            f"the export folder {out} holds files that no earlier export wrote ({shown}), and an export replaces "
-            "the whole folder; give an empty or new out_dir (or the folder of an earlier export)"
-        )
     active = _active_frame(annotations)
     plan = _plan(gold, active)
     cleaned = _apply_plan(gold, plan)
@@ -1050,12 +1203,12 @@ def export_cleaned(
         split_table = pl.concat(
             [assignment, marked.with_columns(split=pl.lit("excluded"), stratum=pl.lit(None, pl.String))]
         )
-        writers["split"] = split_table.write_csv
+        writers["split"] = _CsvFile(split_table)
     writers["annotations_parquet"] = active.write_parquet
-    writers["annotations_csv"] = active.write_csv
+    writers["annotations_csv"] = _CsvFile(active)
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.export-{os.getpid()}-", dir=out.parent))
+    staging = _make_staging(out, mode)
     try:
         entries: dict[str, dict[str, Any]] = {}
         for role in ("dataset", "train", "test", "split", "annotations_parquet", "annotations_csv"):
@@ -1090,6 +1243,7 @@ def export_cleaned(
                 "excluded_records": sorted(plan.excluded),
                 "excluded_kept": keep_excluded,
                 "renumbered": gold.layout == "gsm8k-jsonl" and bool(plan.excluded) and not keep_excluded,
+                "quoted_cells": {role: w.quoted for role, w in writers.items() if isinstance(w, _CsvFile)},
             },
             "split": None if split_table is None else _split_summary(split_table, output_gold),
             "files": entries,
@@ -1097,12 +1251,12 @@ def export_cleaned(
         text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
         write_atomic(inside(staging, names["manifest"]), _text_writer(text))
         _fsync_tree(staging)
-        _swap_in(staging, out)
+        _swap_in(staging, out, previous)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     files = {role: out / names[role] for role in (*entries, "manifest")}
-    stale = sorted(previous - {names[role] for role in files})
+    stale = sorted(set(previous or ()) - {names[role] for role in files})
     if stale:
         logger.info("removed %d file(s) of an earlier export in %s: %s", len(stale), out, ", ".join(stale))
     logger.info(
