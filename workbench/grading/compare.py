@@ -36,6 +36,7 @@ __all__ = [
     "UnitCue",
     "no_answer_verdict",
     "MAX_ANSWER_CHARS",
+    "non_finite",
 ]
 
 AnswerKind = Literal["auto", "number", "latex", "text"]
@@ -146,6 +147,28 @@ def answer_text(value: object) -> str:
         text = repr(float(value))  # shortest round-trip form: no digits lost
         return text[:-2] if text.endswith(".0") else text
     return str(value).strip()
+
+
+def non_finite(value: object) -> bool:
+    """Whether ``value`` is a number that is not finite: ``inf``/``nan``, a whole number past the
+    float range, or text that reads as one (``"inf"``, ``"NaN"``, ``"1e999999"``, ``"-Infinity%"``).
+
+    Examples
+    --------
+    >>> non_finite(float("inf")), non_finite("NaN"), non_finite("1e999999"), non_finite(10**400)
+    (True, True, True, True)
+    >>> non_finite("1e308"), non_finite("x"), non_finite(True)
+    (False, False, False)
+    """
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return False
+    try:
+        number = float(value.strip().replace(",", "").removesuffix("%") if isinstance(value, str) else value)
+    except ValueError:
+        return False
+    except OverflowError:  # a whole number past the float range
+        return True
+    return not math.isfinite(number)
 
 
 def _close(a: float, b: float, rel_tol: float) -> bool:
@@ -335,6 +358,9 @@ def _answers_match(
         return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, kind)
     if pred is None or is_no_answer(pred):
         return no_answer_verdict(pred)
+    if non_finite(pred):  # never correct, even against a gold written the same way
+        detail = f"the prediction {pred[:40]!r} is not a finite number"
+        return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, kind)
     if kind in ("auto", "text"):
         gold_bool = _boolean(gold)
         if gold_bool is not None:

@@ -30,7 +30,7 @@ import polars as pl
 
 from workbench.errors import InputError
 from workbench.grading import patterns
-from workbench.grading.compare import answer_text
+from workbench.grading.compare import answer_text, non_finite
 from workbench.grading.extract import last_boxed
 from workbench.grading.normalize import parse_cell_number, parse_number
 from workbench.grading.program import TableRows, table_grid, table_rows
@@ -47,6 +47,7 @@ __all__ = [
     "plain_number",
     "executed_text",
     "gold_value",
+    "check_finite",
 ]
 
 Layout = Literal[
@@ -209,6 +210,33 @@ def executed_text(answer: str) -> str:
 
 
 # --------------------------------------------------------------------------- helpers
+def check_finite(file: str | Path, value: object, *, location: str, field: str) -> None:
+    """Raise :class:`InputError` when a gold answer is not a finite number.
+
+    A JSON ``1e999999`` reads as infinity and ``NaN``/``Infinity`` are accepted by Python's
+    JSON reader; such a gold answer would be matched by a prediction written the same way.
+
+    Examples
+    --------
+    >>> check_finite("gold.json", 0.5, location="record 0", field="answer")
+    >>> check_finite("gold.json", float("inf"), location="record 0", field="answer")
+    Traceback (most recent call last):
+    ...
+    workbench.errors.InputError: gold.json: record 0: field 'answer': the gold answer reads as inf, not a finite number...
+    """
+    if non_finite(value):
+        shown = answer_text(value) if isinstance(value, float) else repr(value)
+        shown = shown if len(shown) <= 40 else f"{shown[:20]}... ({len(shown):,} characters)"
+        raise InputError(
+            str(file),
+            f"the gold answer reads as {shown}, not a finite number",
+            location=location,
+            field=field,
+            fix="give the finite value (a JSON 1e999999 overflows to infinity; NaN and Infinity are not "
+            "answers), or null if the turn has no gold answer",
+        )
+
+
 class _Record:
     """Field access on one raw record that raises errors naming the record and field."""
 
@@ -265,6 +293,12 @@ class _Record:
                         field=name,
                         fix="give each turn's value as text or a number",
                     )
+
+    def finite(self, field_lists: Mapping[str, Sequence[Any]]) -> None:
+        """Each turn's gold answer must be a finite number when it is a number (:func:`check_finite`)."""
+        for name, values in field_lists.items():
+            for turn, value in enumerate(values):
+                check_finite(self.path, value, location=f"{self.location}, turn {turn}", field=name)
 
     def rows(self, table: list[Any], field: str) -> list[Any]:
         """A table in the original layout must be a list of rows, each a list of cells."""
@@ -390,6 +424,7 @@ def _reformatted(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             "dialogue.executed_answers": executed,
         }
     )
+    rec.finite({"dialogue.conv_answers": answers, "dialogue.executed_answers": executed})
     features = rec.get("features", kind=dict, default={})
     table = rec.get("doc", "table", kind=(dict, list))
     duplicate, non_numeric = _table_features(table)
@@ -423,6 +458,7 @@ def _original(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             "annotation.exe_ans_list": executed,
         }
     )
+    rec.finite({"annotation.exe_ans_list": executed})
     for turn, split in enumerate(splits):
         if split not in (None, 0, 1):  # True/False are 1/0
             raise InputError(
@@ -440,6 +476,7 @@ def _original(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         last = max((i for i in range(n) if int(splits[i] or 0) == half), default=None)
         if last is not None:
             answers[last] = rec.raw[key].get("answer")
+            check_finite(rec.path, answers[last], location=f"{rec.location}, turn {last}", field=f"{key}.answer")
     table = rec.rows(rec.get("table", kind=list, default=[]), "table")
     duplicate, non_numeric = _table_features(table)
     flags = ("qa_1" in rec.raw or rec.id.startswith("Double_"), duplicate, non_numeric)
@@ -468,6 +505,12 @@ def _ghchen99(rec: _Record) -> tuple[list[dict[str, Any]], dict[str, Any]]:
                 fix="give each turn a 'question'",
             )
         rec.scalars({"conversation.expected_answer": [None] * i + [turn.get("expected_answer")]})
+        check_finite(
+            rec.path,
+            turn.get("expected_answer"),
+            location=f"{rec.location}, turn {i}",
+            field="conversation.expected_answer",
+        )
         executed = turn.get("expected_answer")
         rows.append(
             _turn_row(rec, i, n, str(turn["question"]), executed, executed, turn.get("expected_program"), None, flags)
@@ -629,6 +672,7 @@ def _gsm8k(path: Path, items: list[tuple[str, Any]]) -> GoldDataset:
                 field="answer",
                 fix="end the answer with '#### ' and the final answer, as GSM8K does",
             )
+        check_finite(path, answer, location=rec.location, field="answer")
         rows.append(_one_turn_row(rec.id, question, answer, executed_text(answer), plain_number(answer), solution))
     return _dataset(path, "gsm8k-jsonl", "gsm8k", rows, [])
 
@@ -662,6 +706,7 @@ def _math(path: Path, items: list[tuple[str, Any]]) -> GoldDataset:
                 field="solution",
                 fix="put the final answer in \\boxed{...} in the solution, as MATH does",
             )
+        check_finite(path, boxed, location=rec.location, field="solution")
         rows.append(_one_turn_row(record_id, problem, boxed, boxed, plain_number(boxed), solution))
     return _dataset(path, "math-problems", "math", rows, [])
 
@@ -732,6 +777,7 @@ def _plain_table(path: Path, items: list[tuple[str, Any]], columns: Sequence[str
             )
         seen[key] = where
         answer = obj.get("gold_answer")
+        check_finite(path, answer, location=where, field="gold_answer")
         answer_str = None if answer is None else answer_text(answer)
         row = _one_turn_row(
             key[0],

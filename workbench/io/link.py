@@ -20,7 +20,7 @@ import polars as pl
 
 from workbench.errors import InputError
 from workbench.grading import patterns
-from workbench.io.gold import Benchmark, GoldDataset, executed_text, plain_number
+from workbench.io.gold import Benchmark, GoldDataset, check_finite, executed_text, plain_number
 from workbench.schema import DOCUMENTS, GOLD_TURNS
 
 __all__ = [
@@ -294,6 +294,7 @@ def gold_from_predictions(predictions: pl.DataFrame, *, source: str) -> GoldData
                 field="gold_answer",
                 fix="pass the dataset file (e.g. data/gsm8k/test.jsonl)",
             )
+        check_finite(file, answer, location=location, field="gold_answer")
         key = (str(record_id), int(row.get("turn") or 0))
         if key in turns:
             if not _same_answer(turns[key]["gold_answer"], answer):

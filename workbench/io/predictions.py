@@ -30,6 +30,7 @@ Anything else takes a :class:`ColumnMap` (``--map record_id=COL,turn=COL:1,...``
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ import polars as pl
 
 from workbench.errors import InputError, UsageError
 from workbench.grading import patterns
-from workbench.grading.compare import answer_text
+from workbench.grading.compare import answer_text, non_finite
 from workbench.grading.extract import last_boxed
 from workbench.io.gold import gsm8k_final_answer
 from workbench.io.jsonfiles import iter_json_lines, read_csv, read_json, read_parquet, require_object
@@ -610,6 +611,8 @@ def _text(value: Any) -> str | None:
         return None
     if isinstance(value, list):
         return " ".join(str(v) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool) and non_finite(value):
+        return str(value)  # past the float range: kept as written (graded as not a finite number)
     if isinstance(value, float | int | bool):
         return answer_text(value)
     return str(value)
@@ -639,7 +642,7 @@ def _flag(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
     if isinstance(value, int | float):
-        return value != 0
+        return None if math.isnan(value) else value != 0  # NaN (a missing verdict in pandas) is no verdict
     if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", "1.0", "0.0", "yes", "no"):
         return value.strip().lower() in ("true", "1", "1.0", "yes")
     return None
