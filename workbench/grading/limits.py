@@ -519,7 +519,7 @@ def call_with_limit(
     budget: _CpuBudget | None = None
 
     def done(status: LimitStatus, value: Any, message: str) -> Limited[T]:
-        cpu = budget.used if budget is not None else None
+        cpu = round(budget.used, 3) if budget is not None and budget.used is not None else None
         return Limited(status, value if status is LimitStatus.OK else None, message, time.monotonic() - start, cpu)
 
     try:
