@@ -8,9 +8,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from workbench import engines
 from workbench.cli import main
 from workbench.config import project_root, resolve
-from workbench.engines import grade_dask, grade_on_engine
+from workbench.engines import grade_dask, grade_on_engine, local_cluster
 from workbench.errors import UsageError
 from workbench.grade import GradedRun, grade_predictions
 from workbench.run import Run, grade_run
@@ -34,7 +35,7 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+    with local_cluster() as cluster:
         yield cluster
 
 
@@ -128,3 +129,75 @@ def test_parts_whose_gold_shows_no_display_answers(client, local_runs: dict[str,
     options = {"policy": run.config.policy, "kind": run.kind, "benchmark": run.gold.benchmark}
     local = grade_predictions(gold, frames, **options)
     assert_same(grade_dask(gold, frames, client=client, n_partitions=40, **options), local)
+
+
+def _listening(cluster) -> dict[str, set[str]]:  # type: ignore[no-untyped-def]
+    """Where ``cluster``'s servers listen: ``{"scheduler"|"dashboard"|"workers": {"ip:port"}}``,
+    read from the operating system's sockets (psutil), not from what dask says its links are
+    (``dashboard_link`` says 127.0.0.1 even for a dashboard bound to every interface)."""
+    psutil = pytest.importorskip("psutil")
+    me = psutil.Process()
+    listening = {
+        (c.laddr.ip, c.laddr.port)
+        for proc in [me, *me.children(recursive=True)]
+        for c in proc.net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN
+    }
+    by_port = {port: f"{ip}:{port}" for ip, port in listening}
+
+    def port(address: str) -> int:
+        return int(address.rstrip("/").rsplit(":", 1)[1].split("/")[0])
+
+    dashboard = port(cluster.dashboard_link.removesuffix("/status"))
+    workers = [port(w.worker_address) for w in cluster.workers.values()]
+    nannies = [port(w.address) for w in cluster.workers.values()]
+    return {
+        "scheduler": {by_port.get(port(cluster.scheduler_address), "not listening")},
+        "dashboard": {by_port.get(dashboard, "not listening")},
+        "workers": {by_port.get(p, "not listening") for p in [*workers, *nannies]},
+        "all": {f"{ip}:{p}" for ip, p in listening},
+    }
+
+
+def _recording_clusters(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, set[str]]]:
+    """Make the engine's own local clusters record where they listen when started."""
+    seen: list[dict[str, set[str]]] = []
+    start = engines.local_cluster
+
+    def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
+        cluster = start(*args, **kwargs)
+        seen.append(_listening(cluster))
+        return cluster
+
+    monkeypatch.setattr(engines, "local_cluster", recorded)
+    return seen
+
+
+def _hosts(addresses: set[str]) -> set[str]:
+    return {a.rsplit(":", 1)[0] for a in addresses}
+
+
+def test_the_engines_own_cluster_listens_on_127_0_0_1_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The LocalCluster ``--engine dask`` starts (no ``--scheduler``): scheduler, dashboard and
+    workers on 127.0.0.1, and nothing of this process tree on any other interface."""
+    seen = _recording_clusters(monkeypatch)
+    run = grade_run(resolve(dataset=None, predictions=[TORA]), engine="dask")
+    assert run.turns.height == 20
+    [where] = seen
+    print({k: sorted(v) for k, v in where.items() if k != "all"})
+    for server in ("scheduler", "dashboard", "workers"):
+        assert _hosts(where[server]) == {"127.0.0.1"}, (server, where[server])
+    assert _hosts(where["all"]) == {"127.0.0.1"}, where["all"]
+
+
+def test_the_listening_host_is_an_explicit_option(monkeypatch: pytest.MonkeyPatch, local_runs: dict[str, Run]) -> None:
+    """``host=`` moves every server of the engine's cluster (127.0.0.2: another loopback address,
+    so the test offers nothing to the network)."""
+    seen = _recording_clusters(monkeypatch)
+    run = local_runs["gsm8k-gold-in-outputs"]
+    options = {"policy": run.config.policy, "kind": run.kind, "benchmark": run.gold.benchmark}
+    graded = grade_dask(run.gold, run.predictions, host="127.0.0.2", **options)
+    assert_same(graded, grade_predictions(run.gold, run.predictions, **options))
+    [where] = seen
+    for server in ("scheduler", "dashboard", "workers"):
+        assert _hosts(where[server]) == {"127.0.0.2"}, (server, where[server])

@@ -8,7 +8,10 @@ together in the local engine's order. The result equals the local engine's.
 
 ``--scheduler ADDRESS`` connects to a running scheduler (its workers need ``workbench``
 installed); without it a ``LocalCluster`` of two worker processes is started for the run
-and closed afterwards.
+and closed afterwards (:func:`local_cluster`). That cluster's scheduler, workers and
+dashboard listen on 127.0.0.1 only, unless ``host`` says otherwise: the dashboard shows the
+data being graded, so it is not offered to the network by default. To watch a run from
+another machine, start a scheduler there as you choose and pass ``--scheduler``.
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ from workbench.grade import GradedRun, grade_predictions, unmatched_rows
 from workbench.io.gold import GoldDataset
 from workbench.schema import CHECK_KEYS, PREDICTIONS
 
-__all__ = ["ENGINES", "grade_on_engine", "grade_dask", "partition_of"]
+__all__ = ["ENGINES", "LISTEN_HOST", "grade_on_engine", "grade_dask", "local_cluster", "partition_of"]
 
 #: Engines ``workbench grade --engine`` accepts.
 ENGINES = ("local", "dask")
 #: How long to wait for a scheduler given with ``--scheduler``.
 CONNECT_TIMEOUT = "5s"
+#: The interface a local cluster started for a run listens on (scheduler, workers, dashboard).
+LISTEN_HOST = "127.0.0.1"
 #: The record id of the placeholder prediction rows that keep a system in a part where it
 #: has no prediction (they match no gold turn, and the part's ``unmatched`` is not used).
 _PLACEHOLDER = "\x00workbench-engine-placeholder"
@@ -68,27 +73,49 @@ def partition_of(record_id: str, n_partitions: int) -> int:
     return zlib.crc32(record_id.encode("utf-8")) % n_partitions
 
 
-def _client(scheduler: str | None) -> tuple[Any, Any]:
-    """``(client, cluster)``: connected to ``scheduler``, or to a new local cluster (then
-    ``cluster`` is not ``None`` and is the caller's to close)."""
+def _distributed() -> Any:
     try:
-        from distributed import Client, LocalCluster
+        import distributed
     except ImportError as exc:
         raise UsageError(
             "the dask engine needs dask and distributed, which are not installed. "
             "Fix: pip install 'dask[distributed]', or use --engine local"
         ) from exc
+    return distributed
+
+
+def local_cluster(host: str = LISTEN_HOST, *, n_workers: int = 2) -> Any:
+    """Start the ``distributed.LocalCluster`` a run grades on when no scheduler is given.
+
+    Its scheduler, worker processes and dashboard (on a free port) listen on ``host`` only:
+    ``127.0.0.1`` unless the caller asks otherwise (``"0.0.0.0"`` offers all of them, the
+    dashboard included, to the network). The caller closes it.
+    """
+    distributed = _distributed()
+    return distributed.LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        host=host,
+        dashboard_address=f"{host}:0",
+    )
+
+
+def _client(scheduler: str | None, host: str = LISTEN_HOST) -> tuple[Any, Any]:
+    """``(client, cluster)``: connected to ``scheduler``, or to a new local cluster listening on
+    ``host`` (then ``cluster`` is not ``None`` and is the caller's to close)."""
+    distributed = _distributed()
     if scheduler is not None:
         try:
-            return Client(scheduler, timeout=CONNECT_TIMEOUT), None
+            return distributed.Client(scheduler, timeout=CONNECT_TIMEOUT), None
         except (OSError, TimeoutError, ValueError) as exc:
             raise UsageError(
                 f"cannot reach the Dask scheduler at '{scheduler}' ({type(exc).__name__}: {exc}). "
                 "Fix: check the address (e.g. tcp://HOST:8786) and that the scheduler is running, "
                 "or drop --scheduler to start a local cluster"
             ) from exc
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    return Client(cluster), cluster
+    cluster = local_cluster(host)
+    return distributed.Client(cluster), cluster
 
 
 def _grade_part(gold: GoldDataset, preds: pl.DataFrame, own: list[str], options: dict[str, Any]) -> GradedRun:
@@ -110,6 +137,7 @@ def grade_dask(
     scheduler: str | None = None,
     client: Any = None,
     n_partitions: int | None = None,
+    host: str = LISTEN_HOST,
     **options: Any,
 ) -> GradedRun:
     """Grade ``predictions`` against ``gold`` on a Dask cluster; equal to
@@ -123,6 +151,9 @@ def grade_dask(
         A ``distributed.Client`` to use instead (``scheduler`` is then ignored).
     n_partitions
         How many parts to split the conversations into; twice the number of workers by default.
+    host
+        The interface the local cluster started without ``scheduler`` listens on (scheduler,
+        workers, dashboard): 127.0.0.1 by default; see :func:`local_cluster`.
 
     Raises
     ------
@@ -147,7 +178,7 @@ def grade_dask(
     own_client = client is None
     cluster = None
     if own_client:
-        client, cluster = _client(scheduler)
+        client, cluster = _client(scheduler, host)
     try:
         if n_partitions is None:
             n_partitions = max(1, 2 * len(client.scheduler_info().get("workers", {})))
