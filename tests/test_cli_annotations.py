@@ -70,8 +70,9 @@ def test_bad_csv_line_is_one_clear_error_and_writes_nothing(tmp_path: Path, caps
     code, _, err = _run(capsys, "annotations", "import", str(csv), "--store", str(store), "--annotator", "x")
     assert code == 2
     assert "bad.csv" in err and "line 3" in err and "turn" in err and "Traceback" not in err
-    code, out, _ = _run(capsys, "annotations", "list", "--store", str(store), "--all")
-    assert code == 0 and out.strip().count("\n") == 0  # a header only: nothing was written
+    assert not store.exists() and not list(tmp_path.glob("*.sqlite*")), "a failed import creates no store"
+    code, out, err = _run(capsys, "annotations", "list", "--store", str(store), "--all")
+    assert code == 2 and out == "" and "no annotation store" in err
 
 
 def test_scores_before_and_after_cleaning(tmp_path: Path) -> None:
@@ -147,3 +148,113 @@ def test_report_shows_scores_before_and_after_cleaning(tmp_path: Path) -> None:
     result = run_template("02-error-slices", parameters={**params, "n_boot": 100}, out_dir=tmp_path / "r")
     page = result.html.read_text(encoding="utf-8")
     assert "Scores before and after cleaning (1 gold annotations in force: 1 corrected answers" in page
+
+
+# --------------------------------------------------------------------------- issue 15: import holes, one line each
+def _one_line(err: str) -> str:
+    """The single line the CLI printed on stderr."""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def test_quoted_multi_line_note_is_imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A spreadsheet writes a note of several lines as one quoted value; Excel ends lines with CRLF."""
+    csv = tmp_path / "notes.csv"
+    csv.write_bytes(
+        b"record_id,turn,category,annotator,note,exclude\r\n"
+        b'r1,0,other,ana,plain,no\r\n'
+        b'r2,1,mislabel,ana,"first line\nsecond line, with a comma\n""quoted"" third",yes\r\n'
+    )
+    store = tmp_path / "a.sqlite"
+    code, out, err = _run(capsys, "annotations", "import", str(csv), "--store", str(store))
+    assert (code, err) == (0, ""), err
+    assert out == f"imported 2 annotations from {csv} into {store} (events #1 to #2)\n"
+    notes = read_active_annotations(store).select("record_id", "note", "exclude").rows()
+    assert notes == [("r1", "plain", False), ("r2", 'first line\nsecond line, with a comma\n"quoted" third', True)]
+
+
+def test_a_quote_left_open_is_still_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    csv = tmp_path / "open.csv"
+    csv.write_text('record_id,turn,category,annotator,note\nr1,0,other,ana,"never closed\nr2,1,other,ana,x\n')
+    store = tmp_path / "a.sqlite"
+    code, _, err = _run(capsys, "annotations", "import", str(csv), "--store", str(store))
+    assert code == 2
+    assert _one_line(err) == (
+        f"workbench: error: {csv}: line 2: a quote opened here is never closed, so the rest of the file would be "
+        "read as one value. Fix: close the quote (write a quote inside a quoted value as two quotes)"
+    )
+    assert not store.exists()
+
+
+def test_failed_import_creates_no_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    csv = tmp_path / "bad.csv"
+    csv.write_text("record_id,turn,category,annotator\nr1,0,no_such_category,ana\n")
+    store = tmp_path / "new" / "annotations.sqlite"
+    code, _, err = _run(capsys, "annotations", "import", str(csv), "--store", str(store))
+    assert code == 2
+    assert _one_line(err).startswith(f"workbench: error: {csv}: line 2: field 'category': expected one of ")
+    assert not store.parent.exists(), "neither the store nor its folder may be created by a failed import"
+
+
+def test_zero_byte_store_is_refused_not_taken_for_a_new_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    csv = tmp_path / "ok.csv"
+    csv.write_text("record_id,turn,category,annotator\nr1,0,other,ana\n")
+    store = tmp_path / "annotations.sqlite"
+    store.write_bytes(b"")
+    expected = (
+        f"workbench: error: {store}: the file is empty (0 bytes): not an annotation store, but perhaps one that was "
+        "cut short (a full disk, an interrupted copy); the file was left as it is. Fix: restore a backup over it, "
+        "or delete the empty file to start a new store"
+    )
+    for args in (["import", str(csv)], ["list"], ["backup"]):
+        code, out, err = _run(capsys, "annotations", *args, "--store", str(store))
+        assert (code, out) == (2, ""), (args, out)
+        assert _one_line(err) == expected, args
+    assert store.read_bytes() == b"" and sorted(p.name for p in tmp_path.iterdir()) == ["annotations.sqlite", "ok.csv"]
+    store.unlink()  # what the message says to do: a new store then
+    code, out, _ = _run(capsys, "annotations", "import", str(csv), "--store", str(store))
+    assert code == 0 and "imported 1 annotations" in out
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "lead"),
+    [
+        ("corrected_answer", '=HYPERLINK("http://x","y")', "'='"),
+        ("corrected_answer", "@SUM(A1)", "'@'"),
+        ("corrected_answer", "+x", "'+'"),
+        ("note", "-2+3+cmd|' /C calc'!A0", "'-'"),
+        ("corrected_program", "=1+2", "'='"),
+        ("note", "\tx", "a tab"),
+    ],
+)
+def test_formula_in_an_imported_annotation_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, value: str, lead: str
+) -> None:
+    csv = tmp_path / "formulas.csv"
+    quoted = '"' + value.replace('"', '""') + '"'
+    csv.write_text(f"record_id,turn,category,annotator,{field}\nr1,0,other,ana,12\nr2,1,other,ana,{quoted}\n")
+    store = tmp_path / "a.sqlite"
+    code, out, err = _run(capsys, "annotations", "import", str(csv), "--store", str(store))
+    assert (code, out) == (2, "")
+    bare = lead.replace("a ", "")
+    assert _one_line(err) == (
+        f"workbench: error: {csv}: line 3: field '{field}': {value!r} is a spreadsheet formula (it begins with {lead} "
+        f"and is not a number), not a value. Fix: write the value itself instead of the formula (or remove the "
+        f"leading {bare})"
+    )
+    assert not store.exists()
+
+
+def test_signed_numbers_are_not_formulas(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    csv = tmp_path / "numbers.csv"
+    csv.write_text(
+        "record_id,turn,category,annotator,corrected_answer,note\n"
+        "r1,0,other,ana,-12.5,+3\nr2,1,other,ana,+3,-1e5\nr3,2,other,ana,-9.7%,x = y - 1\n"
+    )
+    store = tmp_path / "a.sqlite"
+    code, out, err = _run(capsys, "annotations", "import", str(csv), "--store", str(store))
+    assert code == 0, err
+    rows = read_active_annotations(store).select("corrected_answer", "note").rows()
+    assert rows == [("-12.5", "+3"), ("+3", "-1e5"), ("-9.7%", "x = y - 1")]

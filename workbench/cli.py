@@ -163,13 +163,14 @@ def _store_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _annotations(args: argparse.Namespace) -> int:
-    from workbench.annotations.store import AnnotationStore, import_csv
+    from workbench.annotations.store import AnnotationStore, read_annotation_csv
     from workbench.config import annotation_store_path
 
     path = annotation_store_path(args.store or "")
     if args.action == "import":
+        rows = read_annotation_csv(args.file, annotator=args.annotator)  # checked before the store is touched
         with AnnotationStore(path) as store:
-            ids = import_csv(store, args.file, annotator=args.annotator)
+            ids = store.annotate_many(rows, where=str(args.file)) if rows else []
         span = f" (events #{ids[0]} to #{ids[-1]})" if ids else ""
         print(f"imported {len(ids)} annotations from {args.file} into {path}{span}")
         return 0
@@ -178,11 +179,12 @@ def _annotations(args: argparse.Namespace) -> int:
     if args.action == "recover":
         from workbench.annotations.store import recover_store
 
-        copy, kept, skipped = recover_store(path, args.dir)
+        done = recover_store(path, args.dir)
+        lost = f" (event ids {done.missing_ids})" if done.missing_ids else ""
         print(
-            f"recovered {kept} events of {path} into {copy} ({skipped} unreadable or invalid rows left out); "
-            f"{path} was left as it is. Next: check it (workbench annotations list --all --store {copy}), "
-            f"then move it over {path}"
+            f"recovered {done.kept} events of {path} into {done.path}; left out {done.unreadable} unreadable "
+            f"rows{lost} and {done.invalid} invalid rows; {path} was left as it is. Next: check it "
+            f"(workbench annotations list --all --store {done.path}), then move it over {path}"
         )
         return 0
     if args.action == "backup":

@@ -36,6 +36,7 @@ import os, sys
 import csv, io, json, sqlite3
 import encodings.utf_8_sig, encodings.utf_16, encodings.utf_16_le, encodings.utf_16_be, encodings.ascii, encodings.latin_1
 import polars
+import importlib.metadata, email.parser, email.feedparser  # workbench --version reads the package metadata
 import workbench.io.jsonfiles
 import workbench.annotations.store, workbench.cli, workbench.config, workbench.cleaning, workbench.io.paths
 if os.geteuid() == 0:

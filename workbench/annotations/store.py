@@ -28,18 +28,21 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import errno
 import hashlib
 import io
 import json
 import numbers
 import os
+import secrets
 import sqlite3
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import polars as pl
 
@@ -65,6 +68,8 @@ __all__ = [
     "backup_name",
     "list_backups",
     "recover_store",
+    "Recovery",
+    "read_annotation_csv",
 ]
 
 #: File name of the store beside a run's graded outputs.
@@ -350,12 +355,15 @@ def list_backups(store: str | Path, directory: str | Path | None = None) -> list
     return sorted(found, key=lambda p: (p.name.split(".backup-")[1].split(".")[0].split("-")[0], p.stat().st_mtime_ns))
 
 
-def _restore_hint(path: Path) -> str:
+def _restore_hint(path: Path, *, recover: bool = True) -> str:
+    """The fix for a store that cannot be read: copy the newest backup (only that one is named)
+    over it, or (``recover``) rescue what SQLite can still read."""
     backups = list_backups(path)
-    recover = f"`workbench annotations recover --store {path}` copies the events still readable into a new store"
+    rescue = f"`workbench annotations recover --store {path}` copies what is still readable into a new store"
     if backups:
-        return f"restore the newest backup ({backups[-1]}) by copying it over the file; or {recover}"
-    return f"restore the file from a backup; or {recover}"
+        restore = f"copy the newest backup, {backups[-1]}, over it"
+        return f"{restore} (or {rescue})" if recover else restore
+    return f"restore it from a backup, or {rescue}" if recover else "restore it from a backup"
 
 
 def _unrecoverable(path: Path, detail: str) -> InputError:
@@ -373,7 +381,7 @@ def _damaged(path: Path, detail: str) -> InputError:
     """The store file (or its WAL) is unreadable; say so, and that it was left as it is."""
     return InputError(
         str(path),
-        f"damaged or not an SQLite database, so not a readable annotation store ({detail}); the file was left as it is",
+        f"damaged annotation store: SQLite cannot read it ({detail}); the file was left as it is",
         fix=_restore_hint(path),
     )
 
@@ -393,18 +401,27 @@ def _check_bytes(path: Path) -> None:
 
 
 def _check_header(path: Path) -> None:
+    """Read the first bytes of the store and of its WAL (only while this process has no
+    connection to the file: see :class:`_Connection`)."""
     try:
-        size = path.stat().st_size
-        if size:
-            with path.open("rb") as handle:
-                head = handle.read(100)
-            if len(head) < 100 or not head.startswith(_SQLITE_MAGIC):
-                raise InputError(
-                    str(path),
-                    f"not an SQLite database (damaged, or another kind of file: its first bytes are {head[:16]!r}); "
-                    "the file was left as it is",
-                    fix=_restore_hint(path),
-                )
+        if path.stat().st_size == 0:  # a store is never empty (_create_store_file): it was cut short
+            backups = list_backups(path)
+            restore = f"copy the newest backup, {backups[-1]}, over it" if backups else "restore a backup over it"
+            raise InputError(
+                str(path),
+                "the file is empty (0 bytes): not an annotation store, but perhaps one that was cut short "
+                "(a full disk, an interrupted copy); the file was left as it is",
+                fix=f"{restore}, or delete the empty file to start a new store",
+            )
+        with path.open("rb") as handle:
+            head = handle.read(100)
+        if len(head) < 100 or not head.startswith(_SQLITE_MAGIC):
+            raise InputError(
+                str(path),
+                "not an SQLite database: its header is not SQLite's (damaged, or another kind of file); "
+                "the file was left as it is",
+                fix=_restore_hint(path, recover=False),
+            )
         wal = path.with_name(path.name + "-wal")
         if wal.exists() and wal.stat().st_size >= 8:
             with wal.open("rb") as handle:
@@ -468,11 +485,181 @@ def _sqlite_error(path: Path, exc: sqlite3.Error, doing: str) -> WorkbenchError:
     )
 
 
+# --------------------------------------------------------------------------- one connection per file
+# On POSIX, closing *any* descriptor of a file drops *every* fcntl lock the process holds on it.
+# Reading a store's header with open() while this process has an SQLite connection to the file
+# silently dropped that connection's locks; another process then took itself for the file's last
+# user, checkpointed and deleted the write-ahead log, and the first process went on writing into a
+# deleted log (acknowledged annotations vanished). So: a process has ONE connection per store file
+# (by device and inode, whatever path names it), shared and counted by every AnnotationStore open
+# on it, and the file (or its -wal, -shm) is read outside SQLite only while there is no connection.
+
+
+@dataclass(eq=False)
+class _Connection:
+    """This process's one SQLite connection to a store file, shared by its open handles."""
+
+    conn: sqlite3.Connection
+    key: tuple[int, int] = (0, 0)
+    pid: int = field(default_factory=os.getpid)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    handles: int = 1
+
+
+#: The connections of this process, by the (st_dev, st_ino) of their file.
+_OPEN: dict[tuple[int, int], _Connection] = {}
+#: Guards :data:`_OPEN` and every opening and closing (a new lock in a forked child).
+_OPEN_LOCK: threading.RLock | None = threading.RLock()
+#: In a forked child: the parent's connections, never used, closed (when safe) before the child
+#: opens its own connection to the same file, so SQLite's per-process lock state starts clean.
+_INHERITED: dict[tuple[int, int], list[_Connection]] = {}
+
+
+def _registry() -> threading.RLock:
+    assert _OPEN_LOCK is not None
+    return _OPEN_LOCK
+
+
+def _after_fork_in_child() -> None:
+    global _OPEN_LOCK
+    _OPEN_LOCK = threading.RLock()
+    for key, shared in _OPEN.items():
+        _INHERITED.setdefault(key, []).append(shared)
+    _OPEN.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _file_key(path: Path) -> tuple[int, int] | None:
+    """The (device, inode) of the file at ``path``; None when there is none."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InputError(
+            str(path), f"cannot look at the store ({exc.strerror or exc})", fix="check the path and its permissions"
+        ) from None
+    return (found.st_dev, found.st_ino)
+
+
+def _close_quietly(conn: sqlite3.Connection) -> None:
+    try:
+        conn.close()
+    except sqlite3.Error:
+        pass
+
+
+def _forget_inherited(key: tuple[int, int]) -> None:
+    """Close the connections to ``key`` this (forked) process inherited, when no thread of the
+    parent was using them at the fork; the others are kept, unused, for the life of the process."""
+    for shared in _INHERITED.pop(key, []):
+        if shared.lock.acquire(blocking=False):  # held by a thread that no longer exists: leave it
+            if not shared.conn.in_transaction:
+                _close_quietly(shared.conn)
+                continue
+        _INHERITED.setdefault((-1, -1), []).append(shared)
+
+
+def _open_shared(store: AnnotationStore, create: bool) -> _Connection:
+    """The connection ``store`` uses: the process's open one to its file, or a new one
+    (the file's bytes are checked first, and a missing file is created). Call under the registry lock."""
+    path = store.path
+    key = _file_key(path)
+    if key is not None and key in _OPEN:
+        shared = _OPEN[key]
+        shared.handles += 1
+        return shared
+    if key is None:
+        if not create:
+            raise UsageError(
+                f"no annotation store at {path}. Fix: check the path, or open it with create=True to start one"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _create_store_file(path)
+    _check_bytes(path)  # no connection of this process to the file: reading it drops no lock
+    store._connect(create)
+    shared = store._shared
+    assert shared is not None
+    shared.key = _file_key(path) or (0, 0)
+    _forget_inherited(shared.key)
+    _OPEN[shared.key] = shared
+    return shared
+
+
+def _release(shared: _Connection, *, wait: bool = True) -> None:
+    """One handle less on ``shared``; the last one closes the connection. Call under the registry lock."""
+    if shared.pid != os.getpid():
+        return  # the parent's connection, seen from a forked child: not this process's to close
+    shared.handles -= 1
+    if shared.handles > 0:
+        return
+    if _OPEN.get(shared.key) is shared:
+        del _OPEN[shared.key]
+    if shared.lock.acquire(blocking=wait):
+        try:
+            _close_quietly(shared.conn)
+        finally:
+            shared.lock.release()
+    else:  # another thread is in the middle of using it (only from __del__): it closes when collected
+        _INHERITED.setdefault((-1, -1), []).append(shared)
+
+
+def _create_store_file(path: Path) -> None:
+    """Create an empty annotation store at ``path``, whole: it is written (tables, schema version,
+    WAL mode) under a temporary name and hard-linked to ``path``, which fails rather than replace a
+    file. Another process creating it at the same moment is no problem: the first link wins and the
+    other uses that file. So a store file never exists half made, and a zero-byte file is never one."""
+    tmp = path.with_name(f".{path.name}.new-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        try:
+            conn = sqlite3.connect(str(tmp), isolation_level=None)
+            try:
+                conn.execute("PRAGMA synchronous = FULL")
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute(_CREATE_EVENTS)
+                for statement in _CREATE_INDEXES:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {ANNOTATION_SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+                conn.execute("PRAGMA journal_mode = WAL")
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise _sqlite_error(path, exc, "creating it") from None
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return  # another process made it first
+        except OSError as exc:
+            if exc.errno in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP):
+                return  # no hard links here: SQLite creates the store in place when it opens it
+            raise InputError(
+                str(path),
+                f"cannot create the annotation store ({exc.strerror or exc})",
+                fix="check that the folder is writable",
+            ) from None
+        _fsync_dir(path.parent)
+    finally:
+        for leftover in (tmp, *(tmp.with_name(tmp.name + end) for end in ("-wal", "-shm", "-journal"))):
+            try:
+                leftover.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+
 class AnnotationStore:
     """An append-only log of annotation events in one SQLite file (WAL mode).
 
-    One object owns one connection; it can be used from several threads (a widget's
-    callback thread included), and several processes can open the same file at once.
+    A process has one SQLite connection per store file, shared by every ``AnnotationStore``
+    open on that file (whatever path names it): opening the same store again (a notebook cell run
+    twice) reuses the connection, closing one handle leaves the others working, and the last close
+    closes the connection. The file is never read outside SQLite while the connection is open
+    (closing any descriptor of a file would drop the connection's locks on it). A store can be
+    used from several threads (a widget's callback thread included), and several processes can
+    open the same file at once.
 
     Parameters
     ----------
@@ -510,26 +697,29 @@ class AnnotationStore:
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
-        self._lock = threading.RLock()
-        if not self.path.exists():
-            if not create:
-                raise UsageError(
-                    f"no annotation store at {self.path}. Fix: check the path, or open it with create=True to start one"
-                )
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        else:
-            _check_bytes(self.path)
-        self._conn: sqlite3.Connection | None = None
+        self._shared: _Connection | None = None
+        with _registry():
+            self._shared = _open_shared(self, create)
+        self._lock = self._shared.lock
+
+    def _connect(self, create: bool) -> None:
+        """Open and set up this process's connection to the file (there is none yet)."""
         deadline = time.monotonic() + BUSY_TIMEOUT_S
         while True:
             try:
-                self._conn = sqlite3.connect(
+                conn = sqlite3.connect(
                     str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
                 )
+            except sqlite3.Error as exc:
+                raise _sqlite_error(self.path, exc, "opening it") from None
+            self._shared = _Connection(conn)
+            self._lock = self._shared.lock
+            try:
                 self._configure(create)
                 return
             except sqlite3.Error as exc:
-                self._close_quietly()
+                self._shared = None
+                _close_quietly(conn)
                 # Two processes opening a new store at once can both hold a read lock while one asks
                 # for the write lock to switch it to WAL: SQLite answers "locked" at once, without
                 # waiting, to break the deadlock. Opening again resolves it; a real lock outlasts the wait.
@@ -538,16 +728,9 @@ class AnnotationStore:
                     continue
                 raise _sqlite_error(self.path, exc, "opening it") from None
             except BaseException:
-                self._close_quietly()
+                self._shared = None
+                _close_quietly(conn)
                 raise
-
-    def _close_quietly(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except sqlite3.Error:
-                pass
-            self._conn = None
 
     # ----------------------------------------------------------------- setup
     def _configure(self, create: bool) -> None:
@@ -568,8 +751,7 @@ class AnnotationStore:
             raise InputError(
                 str(self.path),
                 f"not an SQLite database ({exc}); the file was left as it is",
-                fix="give the path of an annotation store (annotations.sqlite) or of a file that does not exist yet; "
-                + _restore_hint(self.path),
+                fix=_restore_hint(self.path, recover=False),
             ) from None
         if version == 0 and tables:
             raise UsageError(
@@ -641,12 +823,19 @@ class AnnotationStore:
 
     # ----------------------------------------------------------------- plumbing
     def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
+        shared = self._shared
+        if shared is None:
             raise UsageError(f"the annotation store {self.path} is closed. Fix: open a new AnnotationStore")
-        return self._conn
+        if shared.pid != os.getpid():
+            raise UsageError(
+                f"the annotation store {self.path} was opened by the process this one was forked from; an SQLite "
+                "connection must not cross a fork. Fix: open a new AnnotationStore in this process"
+            )
+        return shared.conn
 
     def _write(self, body: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``body`` in one write transaction, committed (durably) before returning."""
+        self._connection()  # closed, or opened before a fork: say so before waiting for the lock
         with self._lock:
             conn = self._connection()
             try:
@@ -809,6 +998,7 @@ class AnnotationStore:
 
     # ----------------------------------------------------------------- reading
     def _rows(self) -> list[tuple[Any, ...]]:
+        self._connection()
         with self._lock:
             conn = self._connection()
             try:
@@ -860,6 +1050,7 @@ class AnnotationStore:
         ...     AnnotationStore(copy, create=False).snapshot() == store.snapshot()
         True
         """
+        self._connection()
         folder = Path(directory) if directory is not None else self.path.parent
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -895,9 +1086,28 @@ class AnnotationStore:
 
     # ----------------------------------------------------------------- lifetime
     def close(self) -> None:
-        """Close the connection (again: no effect)."""
-        with self._lock:
-            self._close_quietly()
+        """Let go of the file (again: no effect).
+
+        The process's connection to the file is closed with the last :class:`AnnotationStore`
+        open on it; the others keep working. In a forked child, a store the parent opened is only
+        marked closed: the parent's connection is not the child's to close.
+        """
+        with _registry():
+            shared, self._shared = self._shared, None
+            if shared is not None:
+                _release(shared)
+
+    def __del__(self) -> None:
+        # A handle dropped without close() (a notebook cell run again) gives its share back,
+        # unless that would mean waiting for another thread.
+        shared = getattr(self, "_shared", None)
+        if shared is None or _OPEN_LOCK is None or not _OPEN_LOCK.acquire(blocking=False):
+            return
+        try:
+            self._shared = None
+            _release(shared, wait=False)
+        finally:
+            _OPEN_LOCK.release()
 
     def __enter__(self) -> AnnotationStore:
         return self
@@ -906,7 +1116,7 @@ class AnnotationStore:
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self._conn is None else "open"
+        state = "closed" if self._shared is None else "open"
         return f"AnnotationStore({str(self.path)!r}, {state})"
 
 
@@ -927,18 +1137,57 @@ def _link_exclusive(tmp: Path, folder: Path, name: Callable[[int], str]) -> Path
         return final
 
 
-def recover_store(path: str | Path, directory: str | Path | None = None) -> tuple[Path, int, int]:
+class Recovery(NamedTuple):
+    """What :func:`recover_store` did."""
+
+    #: The new store.
+    path: Path
+    #: Events copied into it.
+    kept: int
+    #: Event ids that could not be read: gaps in the ids up to the highest one the store gave
+    #: (events are never deleted, so every id up to it was an event).
+    unreadable: int
+    #: Rows read but left out: not a valid event, or a retraction of an annotation that was lost.
+    invalid: int
+    #: The unreadable event ids as ranges, e.g. ``"5-9, 12"`` (empty when none).
+    missing_ids: str
+
+
+def _id_ranges(ids: Iterable[int]) -> str:
+    """``[5, 6, 7, 9]`` as ``"5-7, 9"``.
+
+    Examples
+    --------
+    >>> _id_ranges([5, 6, 7, 8, 9, 12]), _id_ranges([])
+    ('5-9, 12', '')
+    """
+    spans: list[list[int]] = []
+    for i in sorted(ids):
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def recover_store(path: str | Path, directory: str | Path | None = None) -> Recovery:
     """Copy the events still readable in a damaged store into a new store; the damaged file
     (and its write-ahead log) are only read, never changed.
 
     The new store is ``<name>.recovered-<UTC time>.sqlite`` beside the damaged one (or in
     ``directory``), never over an existing file. Events keep their ids; a retraction whose
-    annotation was lost is left out, and so is any row that is not a valid event.
+    annotation was lost is left out, and so is any row that is not a valid event. Event ids the
+    store gave out but that cannot be read are counted (``unreadable``): ids are never reused or
+    deleted, so every gap below the highest id is a lost row.
+
+    When this process has the store open (a notebook kernel), its file is not read byte for byte
+    (that would drop the open connection's locks): the copy is taken through that connection.
 
     Returns
     -------
-    tuple[Path, int, int]
-        The new store, how many events it holds, and how many readable rows were left out.
+    Recovery
+        The new store, how many events it holds, how many were unreadable (and which ids), and
+        how many readable rows were left out.
 
     Raises
     ------
@@ -953,23 +1202,15 @@ def recover_store(path: str | Path, directory: str | Path | None = None) -> tupl
     work = Path(tempfile.mkdtemp(prefix=f".{source.name}.recover-", dir=folder))
     try:
         copy = work / "damaged.sqlite"
-        data = bytearray(source.read_bytes())  # SQLite may write to what it opens: it opens a copy
-        if len(data) >= 100 and data.startswith(_SQLITE_MAGIC):
-            page_size = int.from_bytes(data[16:18], "big")
-            page_size = 65536 if page_size == 1 else page_size
-            if page_size >= 512 and int.from_bytes(data[28:32], "big") > len(data) // page_size:
-                # truncated: make the copy's header say how many pages there are, so that
-                # SQLite reads the pages that are left instead of refusing the whole file
-                data[28:32] = (len(data) // page_size).to_bytes(4, "big")
-        copy.write_bytes(bytes(data))
-        wal = source.with_name(source.name + "-wal")
-        if wal.is_file():
-            head = wal.read_bytes()[:8]
-            if len(head) == 8 and int.from_bytes(head[:4], "big") in _WAL_MAGIC:
-                (work / "damaged.sqlite-wal").write_bytes(wal.read_bytes())
-        rows = _readable_rows(copy, source)
+        with _registry():
+            shared = _OPEN.get(_file_key(source) or (0, 0))
+            if shared is not None and shared.pid == os.getpid():
+                _copy_through(shared, source, copy)
+            else:
+                _copy_bytes(source, copy, work)
+        rows, top = _readable_rows(copy, source)
         target = work / "recovered.sqlite"
-        kept, skipped = 0, 0
+        kept, invalid = 0, 0
         with AnnotationStore(target) as store:
             conn = store._connection()
             present: set[int] = set()
@@ -977,7 +1218,7 @@ def recover_store(path: str | Path, directory: str | Path | None = None) -> tupl
             for row in rows:
                 values = dict(zip(ANNOTATION_EVENTS, row, strict=False))
                 if values.get("kind") == "retraction" and values.get("retracts") not in present:
-                    skipped += 1
+                    invalid += 1
                     continue
                 try:
                     conn.execute(
@@ -986,25 +1227,63 @@ def recover_store(path: str | Path, directory: str | Path | None = None) -> tupl
                         row,
                     )
                 except (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.ProgrammingError, sqlite3.DataError):
-                    skipped += 1
+                    invalid += 1
                     continue
                 present.add(int(values["event_id"]))
                 kept += 1
             conn.execute("COMMIT")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             conn.execute("PRAGMA journal_mode = DELETE")
+        read_ids = {row[0] for row in rows if isinstance(row[0], int)}
+        missing = sorted(set(range(1, top + 1)) - read_ids)
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         stem = backup_name(source, stamp).replace(".backup-", ".recovered-")
         final = _link_exclusive(target, folder, lambda n: stem if n == 1 else f"{stem[: -len('.sqlite')]}-{n}.sqlite")
-        return final, kept, skipped
+        return Recovery(final, kept, len(missing), invalid, _id_ranges(missing))
     finally:
         for leftover in sorted(work.glob("*"), reverse=True):
             leftover.unlink(missing_ok=True)
         work.rmdir()
 
 
-def _readable_rows(copy: Path, source: Path) -> list[tuple[Any, ...]]:
-    """The rows of ``events`` that can still be read from ``copy``, by event id."""
+def _copy_through(shared: _Connection, source: Path, copy: Path) -> None:
+    """Copy a store this process has open through its connection (SQLite's backup API)."""
+    target = sqlite3.connect(str(copy))
+    try:
+        with shared.lock:
+            shared.conn.backup(target)
+    except sqlite3.Error as exc:
+        raise InputError(
+            str(source),
+            f"this process has the store open and SQLite cannot copy it ({exc}); it was left as it is",
+            fix="close every AnnotationStore on it (or restart the notebook kernel), then run recover again",
+        ) from None
+    finally:
+        target.close()
+
+
+def _copy_bytes(source: Path, copy: Path, work: Path) -> None:
+    """Copy the damaged file (and a WAL whose header is SQLite's) byte for byte: SQLite may
+    write to what it opens, so it opens the copy. Only when this process has no connection to it."""
+    data = bytearray(source.read_bytes())
+    if len(data) >= 100 and data.startswith(_SQLITE_MAGIC):
+        page_size = int.from_bytes(data[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        if page_size >= 512 and int.from_bytes(data[28:32], "big") > len(data) // page_size:
+            # truncated: make the copy's header say how many pages there are, so that
+            # SQLite reads the pages that are left instead of refusing the whole file
+            data[28:32] = (len(data) // page_size).to_bytes(4, "big")
+    copy.write_bytes(bytes(data))
+    wal = source.with_name(source.name + "-wal")
+    if wal.is_file():
+        log = wal.read_bytes()
+        if len(log) >= 8 and int.from_bytes(log[:4], "big") in _WAL_MAGIC:
+            (work / (copy.name + "-wal")).write_bytes(log)
+
+
+def _readable_rows(copy: Path, source: Path) -> tuple[list[tuple[Any, ...]], int]:
+    """The rows of ``events`` that can still be read from ``copy``, by event id, and the highest
+    event id the store gave out (from ``sqlite_sequence`` when it can be read)."""
     columns = ", ".join(ANNOTATION_EVENTS)
     try:
         conn = sqlite3.connect(str(copy), isolation_level=None)
@@ -1012,16 +1291,17 @@ def _readable_rows(copy: Path, source: Path) -> list[tuple[Any, ...]]:
         raise _unrecoverable(source, str(exc)) from None
     try:
         try:
-            return conn.execute(f"SELECT {columns} FROM events ORDER BY event_id").fetchall()
+            top = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
+            given = int(top[0]) if top and isinstance(top[0], int) else 0
+        except sqlite3.DatabaseError:
+            given = 0
+        try:
+            found = conn.execute(f"SELECT {columns} FROM events ORDER BY event_id").fetchall()
+            return found, max([given, *(row[0] for row in found if isinstance(row[0], int))])
         except sqlite3.DatabaseError as exc:
             first = exc
         rows: dict[int, tuple[Any, ...]] = {}
-        try:
-            top = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
-            limit = int(top[0]) if top else 0
-        except sqlite3.DatabaseError:
-            limit = 0
-        limit = max(limit, copy.stat().st_size // 40)  # no event row is shorter than about 40 bytes
+        limit = max(given, copy.stat().st_size // 40)  # no event row is shorter than about 40 bytes
         for start in range(1, limit + 1, 256):
             block = (start, start + 255)
             try:
@@ -1036,7 +1316,7 @@ def _readable_rows(copy: Path, source: Path) -> list[tuple[Any, ...]]:
             rows.update((row[0], tuple(row)) for row in found)
         if not rows:
             raise _unrecoverable(source, str(first))
-        return [rows[k] for k in sorted(rows)]
+        return [rows[k] for k in sorted(rows)], max(given, *rows)
     finally:
         conn.close()
 
@@ -1083,49 +1363,86 @@ def _csv_exclude(text: str, file: str, location: str) -> bool:
     return _EXCLUDE_WORDS[word]
 
 
-def import_csv(store: AnnotationStore, path: str | Path, *, annotator: str | None = None) -> list[int]:
-    """Append the annotations of a CSV file, all in one transaction.
+#: Text fields of an imported annotation that a spreadsheet could have filled with a formula.
+_FORMULA_FIELDS = ("corrected_answer", "corrected_program", "note")
+
+
+def _csv_text(text: str, name: str, file: str, location: str) -> str | None:
+    """An optional text value of an annotation CSV; a spreadsheet formula is refused."""
+    from workbench.io.csvsafe import is_formula_cell
+
+    if is_formula_cell(text):
+        lead = {"\t": "tab", "\r": "carriage return"}.get(text[0], repr(text[0]))
+        article = "a " if text[0] in "\t\r" else ""
+        raise InputError(
+            file,
+            f"{_shown(text)} is a spreadsheet formula (it begins with {article}{lead} and is not a number), not a value",
+            location=location,
+            field=name,
+            fix=f"write the value itself instead of the formula (or remove the leading {lead})",
+        )
+    return text or None
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """``text`` quoted for a message, cut after ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def read_annotation_csv(path: str | Path, *, annotator: str | None = None) -> list[dict[str, Any]]:
+    """Read and check every row of an annotation CSV; nothing is written anywhere.
 
     Columns: ``record_id``, ``turn``, ``category`` (required); ``annotator`` (or the
     argument, used where the column is missing or empty), ``system``, ``corrected_answer``,
     ``corrected_program``, ``note``, ``exclude`` (``true/false/1/0/yes/no``, empty is false).
-    Every row is validated before anything is written.
+    A quoted value may span lines (a note of several lines). A ``corrected_answer``,
+    ``corrected_program`` or ``note`` that is a spreadsheet formula (it begins with ``=``, ``+``,
+    ``-``, ``@``, a tab or a carriage return and is not a number, see
+    :func:`workbench.io.csvsafe.is_formula_cell`) is refused: a spreadsheet would have run it.
 
     Returns
     -------
-    list[int]
-        The new event ids, in file order.
+    list[dict[str, Any]]
+        One mapping of :meth:`AnnotationStore.annotate`'s keyword arguments per row, in file order.
 
     Raises
     ------
     InputError
-        For a missing file, an unknown or missing column, or a row that is not valid
-        (naming its line and field); nothing is written then.
+        For a missing file, an unknown or missing column, a quote left open, or a row that is
+        not valid, naming its line and field.
 
     Examples
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "a.csv").write_text("record_id,turn,category,exclude\\nr1,0,mislabel,yes\\nr2,3,other,\\n")
-    >>> with AnnotationStore(folder / "a.sqlite") as store:
-    ...     import_csv(store, folder / "a.csv", annotator="ana")
-    ...     store.active().select("record_id", "turn", "category", "exclude").rows()
-    [1, 2]
-    [('r1', 0, 'mislabel', True), ('r2', 3, 'other', False)]
+    >>> csv_path = Path(tempfile.mkdtemp()) / "a.csv"
+    >>> _ = csv_path.write_text('record_id,turn,category,note\\nr1,0,other,"two\\nlines"\\n')
+    >>> [(row["record_id"], row["note"]) for row in read_annotation_csv(csv_path, annotator="ana")]
+    [('r1', 'two\\nlines')]
+    >>> _ = csv_path.write_text('record_id,turn,category,corrected_answer\\nr1,0,other,"=HYPERLINK(""http://x"",""y"")"\\n')
+    >>> read_annotation_csv(csv_path, annotator="ana")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    workbench.errors.InputError: ...a.csv: line 2: field 'corrected_answer': '=HYPERLINK("http://x","y")' is a \
+spreadsheet formula (it begins with '=' and is not a number), not a value. Fix: write the value itself instead of the \
+formula (or remove the leading '=')
     """
     path = Path(path)
     file = str(path)
     if not path.is_file():
         raise InputError(file, "file not found", fix="check the path of the annotation CSV")
-    from workbench.io.jsonfiles import check_closed_quotes, read_text, shown_values
+    from workbench.io.jsonfiles import read_text, shown_values
 
     content = read_text(path)  # UTF-8 (a byte-order mark is dropped) or UTF-16; other bytes: line and offset
     if not content.strip():
         raise InputError(file, "the file is empty (no header line)", location="line 1", fix="start with a header line")
     with io.StringIO(content, newline="") as handle:
-        reader = csv.DictReader(handle)
-        header = [name.strip() for name in reader.fieldnames or []]
+        reader = csv.DictReader(handle, strict=True)  # strict: a quote left open is an error, not the rest of the file
+        try:
+            fieldnames = reader.fieldnames
+        except csv.Error as exc:
+            raise _csv_error(file, exc, "line 1") from None
+        header = [name.strip() for name in fieldnames or []]
         if not header:
             raise InputError(file, "empty file (no header line)", location="line 1", fix="start with a header line")
         reader.fieldnames = header
@@ -1161,16 +1478,22 @@ def import_csv(store: AnnotationStore, path: str | Path, *, annotator: str | Non
                 field="annotator",
                 fix="add an annotator column, or pass annotator='name'",
             )
-        rows = []
+        rows: list[dict[str, Any]] = []
         end = reader.line_num
-        for record in reader:
+        while True:
             location = f"line {end + 1}"  # where the record starts (a quoted value may span lines)
+            try:
+                record = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                raise _csv_error(file, exc, location) from None
             end = reader.line_num
             values_given = [v for k, v in record.items() if k is not None and v is not None] + list(
                 record.get(None) or []  # type: ignore[call-overload]
             )
             spans_lines = any("\n" in v or "\r" in v for v in values_given)
-            hint = "; a value runs over several lines: is a quote left open?" if spans_lines else ""
+            hint = "; a value runs over several lines: is a quote misplaced?" if spans_lines else ""
             if None in record:
                 raise InputError(
                     file,
@@ -1198,11 +1521,63 @@ def import_csv(store: AnnotationStore, path: str | Path, *, annotator: str | Non
                 "turn": _csv_turn(text["turn"], file, location),
                 "category": text["category"].strip(),
                 "exclude": _csv_exclude(text.get("exclude", ""), file, location),
+                "system": text.get("system") or None,
             }
-            for name in ("system", "corrected_answer", "corrected_program", "note"):
-                values[name] = text.get(name) or None
-            rows.append(_check(values, file, location))
-            last = (list(record.values()), location)
-        if rows:
-            check_closed_quotes(path, content, *last)
-    return store._insert_many(rows) if rows else []
+            for name in _FORMULA_FIELDS:
+                values[name] = _csv_text(text.get(name, ""), name, file, location)
+            _check(values, file, location)
+            rows.append(values)
+    return rows
+
+
+def _csv_error(file: str, exc: csv.Error, location: str) -> InputError:
+    """One line for what Python's strict CSV reader refuses."""
+    text = str(exc)
+    if "unexpected end of data" in text:
+        return InputError(
+            file,
+            "a quote opened here is never closed, so the rest of the file would be read as one value",
+            location=location,
+            fix="close the quote (write a quote inside a quoted value as two quotes)",
+        )
+    if "expected after" in text:
+        return InputError(
+            file,
+            "a quoted value is followed by more text before the next comma",
+            location=location,
+            fix="put the whole value in quotes and write a quote inside it as two quotes",
+        )
+    return InputError(file, f"not a readable CSV line ({text})", location=location, fix="check the quoting of this line")
+
+
+def import_csv(store: AnnotationStore, path: str | Path, *, annotator: str | None = None) -> list[int]:
+    """Append the annotations of a CSV file, all in one transaction.
+
+    The file is read and every row checked first (:func:`read_annotation_csv`, which
+    lists the columns); nothing is written when any row is not valid.
+
+    Returns
+    -------
+    list[int]
+        The new event ids, in file order.
+
+    Raises
+    ------
+    InputError
+        For a missing file, an unknown or missing column, or a row that is not valid
+        (naming its line and field); nothing is written then.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.csv").write_text("record_id,turn,category,exclude\\nr1,0,mislabel,yes\\nr2,3,other,\\n")
+    >>> with AnnotationStore(folder / "a.sqlite") as store:
+    ...     import_csv(store, folder / "a.csv", annotator="ana")
+    ...     store.active().select("record_id", "turn", "category", "exclude").rows()
+    [1, 2]
+    [('r1', 0, 'mislabel', True), ('r2', 3, 'other', False)]
+    """
+    rows = read_annotation_csv(path, annotator=annotator)
+    return store.annotate_many(rows, where=str(path)) if rows else []
