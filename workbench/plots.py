@@ -1,8 +1,17 @@
-"""Figures: a graded ``turns`` frame in, a plotly ``Figure`` out; no I/O."""
+"""Figures: a graded ``turns`` frame in, a plotly ``Figure`` out; no I/O.
+
+Plotly draws trace names, tick labels, titles and hover text as a subset of HTML (``<a href>``
+becomes a live link, ``<br>`` a line break) and, where MathJax is loaded, text between two
+``$`` as TeX. Every string that comes from the data (system names, operations, slice groups,
+error types, categories, titles built from them) goes through :func:`plot_text` before it
+reaches a figure, so it shows as the characters it is.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import html
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 import plotly.graph_objects as go
 import polars as pl
@@ -16,7 +25,35 @@ __all__ = [
     "error_heatmap",
     "flag_counts",
     "paired_differences",
+    "plot_text",
 ]
+
+_T = TypeVar("_T")
+
+
+def plot_text(value: _T) -> _T | str:
+    """Text from the data as plotly must be given it to show it literally; anything that is
+    not text (a turn number, ``None``) is returned as it is.
+
+    ``&``, ``<`` and ``>`` become entities and ``$`` becomes ``&#36;`` (no tag, no TeX);
+    plotly turns the entities back into the characters when it draws the text.
+
+    Examples
+    --------
+    >>> plot_text('<a href="http://evil.example/">x</a> & $1')
+    '&lt;a href="http://evil.example/"&gt;x&lt;/a&gt; &amp; &#36;1'
+    >>> plot_text(3), plot_text(None)
+    (3, None)
+    """
+    if not isinstance(value, str):
+        return value
+    return html.escape(value, quote=False).replace("$", "&#36;")
+
+
+def _texts(values: Iterable[Any]) -> list[Any]:
+    """:func:`plot_text` of each value."""
+    return [plot_text(v) for v in values]
+
 
 _LAYOUT: dict[str, Any] = {"template": "plotly_white", "height": 380, "margin": {"l": 60, "r": 20, "t": 60, "b": 50}}
 _ACCURACY_AXIS = {"title": "turn execution accuracy", "tickformat": ".0%", "range": [0, 1.02]}
@@ -30,10 +67,10 @@ def _accuracy_figure(turns: pl.DataFrame, by: str, trace: type, hover_prefix: st
         part = table.filter(pl.col("system") == system)
         fig.add_trace(
             trace(
-                x=part[by].to_list(),
+                x=_texts(part[by].to_list()),
                 y=part["turn_execution_accuracy"].to_list(),
                 customdata=list(zip(part["n_correct"].to_list(), part["n_turns"].to_list(), strict=True)),
-                name=system,
+                name=plot_text(system),
                 hovertemplate=hover_prefix
                 + "%{y:.1%} (%{customdata[0]} of %{customdata[1]})<extra>%{fullData.name}</extra>",
                 **trace_args,
@@ -61,7 +98,7 @@ def accuracy_by_operation(turns: pl.DataFrame) -> go.Figure:
     fig.update_layout(
         title="Accuracy by operation (final step of the gold program)",
         barmode="group",
-        xaxis={"title": "operation", "categoryorder": "array", "categoryarray": order},
+        xaxis={"title": "operation", "categoryorder": "array", "categoryarray": _texts(order)},
         yaxis=_ACCURACY_AXIS,
         **_LAYOUT,
     )
@@ -105,9 +142,9 @@ def slice_accuracy(table: pl.DataFrame, slice_name: str, *, title: str | None = 
             .sort("_order")
         )
         common: dict[str, Any] = {
-            "x": part["group"].to_list(),
+            "x": _texts(part["group"].to_list()),
             "y": part["accuracy"].to_list(),
-            "name": system,
+            "name": plot_text(system),
             "error_y": _interval_error(part),
             "customdata": list(
                 zip(
@@ -124,9 +161,11 @@ def slice_accuracy(table: pl.DataFrame, slice_name: str, *, title: str | None = 
         fig.add_trace(go.Scatter(mode="lines+markers", **common) if numeric else go.Bar(**common))
     label = spec.title if spec else slice_name
     fig.update_layout(
-        title=title or f"Accuracy by {label.lower()} (bars: 95% bootstrap interval, clustered by conversation)",
+        title=plot_text(
+            title or f"Accuracy by {label.lower()} (bars: 95% bootstrap interval, clustered by conversation)"
+        ),
         barmode="group",
-        xaxis={"title": label, "categoryorder": "array", "categoryarray": order, "type": "category"},
+        xaxis={"title": plot_text(label), "categoryorder": "array", "categoryarray": _texts(order), "type": "category"},
         yaxis=_ACCURACY_AXIS,
         **_LAYOUT,
     )
@@ -147,8 +186,8 @@ def error_heatmap(turns: pl.DataFrame, *, system: str | None = None) -> go.Figur
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=ops,
-            y=types,
+            x=_texts(ops),
+            y=_texts(types),
             colorscale="Reds",
             text=z,
             texttemplate="%{text}",
@@ -158,7 +197,7 @@ def error_heatmap(turns: pl.DataFrame, *, system: str | None = None) -> go.Figur
     )
     who = f" ({system})" if system else (" (all systems)" if turns["system"].n_unique() > 1 else "")
     fig.update_layout(
-        title=f"Error type by operation{who}",
+        title=plot_text(f"Error type by operation{who}"),
         xaxis_title="operation (final step of the gold program)",
         yaxis={"title": "error type", "autorange": "reversed"},
         **{**_LAYOUT, "height": max(320, 60 + 34 * len(types))},
@@ -170,7 +209,7 @@ def flag_counts(counts: pl.DataFrame) -> go.Figure:
     """Data-quality flags per category (``counts`` from :func:`workbench.checks.flag_counts`)."""
     fig = go.Figure(
         go.Bar(
-            x=counts["category"].cast(pl.String).to_list(),
+            x=_texts(counts["category"].cast(pl.String).to_list()),
             y=counts["n_turns"].to_list(),
             text=counts["n_turns"].to_list(),
             hovertemplate="%{x}: %{y} flagged turns<extra></extra>",
@@ -194,7 +233,7 @@ def paired_differences(comparison: pl.DataFrame, *, title: str = "") -> go.Figur
     fig = go.Figure(
         go.Scatter(
             x=rows["difference"].to_list(),
-            y=rows["label"].to_list(),
+            y=_texts(rows["label"].to_list()),
             mode="markers",
             error_x={
                 "type": "data",
@@ -209,7 +248,7 @@ def paired_differences(comparison: pl.DataFrame, *, title: str = "") -> go.Figur
     )
     fig.add_vline(x=0, line_dash="dot", line_color="#888")
     fig.update_layout(
-        title=title or "Paired accuracy difference (95% paired bootstrap interval)",
+        title=plot_text(title or "Paired accuracy difference (95% paired bootstrap interval)"),
         xaxis={"title": "accuracy difference", "tickformat": "+.0%"},
         yaxis={"autorange": "reversed", "type": "category"},
         **{**_LAYOUT, "height": max(380, 40 + 22 * rows.height)},
