@@ -1213,6 +1213,128 @@ def unclosed_quotes() -> list[Case]:
     return cases
 
 
+# ---- extra kind: hostile JSON (100,000-deep nesting, a 100,000-digit number, non-finite gold)
+DEPTH = 100_000
+HOSTILE_VALUES = {
+    "100,000-deep array": ("[" * DEPTH + "]" * DEPTH, "[0]", ("nested more than 100 levels deep",)),
+    "100,000-deep object": ('{"a":' * DEPTH + "1" + "}" * DEPTH, ".a", ("nested more than 100 levels deep",)),
+    "100,000-digit number": ("9" * 100_000, "", ("100,000 digits", "4,300")),
+}
+_RAW = "@@raw@@"
+
+
+def _shown_path(steps: list[str]) -> str:
+    """A field path as the JSON reader names it: at most 6 steps, then '...'."""
+    return ("".join(steps[:6]) + ("..." if len(steps) > 6 else "")).removeprefix(".")
+
+
+def _with_raw_jsonl(source: Source, line: int, key: str, raw: str) -> Callable[[], bytes]:
+    def make() -> bytes:
+        lines = _text(source).splitlines()
+        obj = json.loads(lines[line - 1])
+        obj[key] = _RAW
+        lines[line - 1] = json.dumps(obj, ensure_ascii=False).replace(f'"{_RAW}"', raw)
+        return ("\n".join(lines) + "\n").encode("utf-8")
+
+    return make
+
+
+def _with_raw_json(source: Source, change: Callable[[Any], Any], raw: str) -> tuple[Callable[[], bytes], int]:
+    """``source`` with ``raw`` JSON text where ``change`` puts the placeholder; and its line."""
+    data = json.loads(_text(source))
+    change(data)
+    text = json.dumps(data, indent=1, ensure_ascii=False)
+    line = _line_of(text, text.index(f'"{_RAW}"'))
+    return (lambda: text.replace(f'"{_RAW}"', raw).encode("utf-8")), line
+
+
+def hostile_json() -> list[Case]:
+    """Every JSON and JSON Lines source with a 100,000-deep value and a 100,000-digit number in an
+    extra field; every gold loader with a non-finite gold answer."""
+    cases = []
+    for s in SOURCES.values():
+        for variant, (raw, step, words) in HOSTILE_VALUES.items():
+            deep = [step] * (DEPTH if step else 0)
+            if s.style == "jsonl":
+                field = _shown_path([".extra_field", *deep])
+                make = _with_raw_jsonl(s, 3, "extra_field", raw)
+                cases.append(Case("hostile JSON", s, f"{variant} on line 3", make, Error("line 3", field, words)))
+            elif s.style == "json":
+                data = json.loads(_text(s))
+                prefix = (
+                    ["[1]"]
+                    if isinstance(data, list)
+                    else [f".{next(k for k, v in data.items() if isinstance(v, list))}", "[1]"]
+                )
+                make, line = _with_raw_json(s, lambda d: _set(_records(d)[1], "extra_field", _RAW), raw)
+                field = _shown_path([*prefix, ".extra_field", *deep])
+                cases.append(
+                    Case("hostile JSON", s, f"{variant} in record 1", make, Error(f"line {line}", field, words))
+                )
+    S = SOURCES
+    finite = ("not a finite number",)
+    dev, orig = S["convfinqa-reformatted"], S["convfinqa-original"]
+    dev_id = json.loads(_text(dev))["dev"][2]["id"]
+    orig_id = json.loads(_text(orig))[2]["id"]
+    make_dev, _ = _with_raw_json(
+        dev, lambda d: d["dev"][2]["dialogue"]["executed_answers"].__setitem__(1, _RAW), "1e999999"
+    )
+    make_orig, _ = _with_raw_json(orig, lambda d: d[2]["annotation"]["exe_ans_list"].__setitem__(0, _RAW), "NaN")
+
+    def gsm8k_inf() -> bytes:
+        lines = _text(S["gsm8k-gold"]).splitlines()
+        obj = json.loads(lines[2])
+        obj["answer"] = obj["answer"].rsplit("####", 1)[0] + "#### inf"
+        lines[2] = json.dumps(obj, ensure_ascii=False)
+        return ("\n".join(lines) + "\n").encode("utf-8")
+
+    def math_inf() -> bytes:
+        lines = _text(S["math-jsonl"]).splitlines()
+        obj = json.loads(lines[2])
+        obj["solution"] += " So the answer is $\\boxed{-Infinity}$."
+        lines[2] = json.dumps(obj, ensure_ascii=False)
+        return ("\n".join(lines) + "\n").encode("utf-8")
+
+    def table_rows_with(answer: Any) -> list[dict[str, Any]]:
+        rows = _gold_table_rows()
+        rows[2] = {**rows[2], "gold_answer": answer}
+        return rows
+
+    return [
+        *cases,
+        Case(
+            "hostile JSON",
+            dev,
+            "executed answer 1e999999",
+            make_dev,
+            Error(f"record 2 (id '{dev_id}'), turn 1", "dialogue.executed_answers", finite),
+        ),
+        Case(
+            "hostile JSON",
+            orig,
+            "exe_ans_list NaN",
+            make_orig,
+            Error(f"record 2 (id '{orig_id}'), turn 0", "annotation.exe_ans_list", finite),
+        ),
+        Case("hostile JSON", S["gsm8k-gold"], "#### inf", gsm8k_inf, Error("line 3", "answer", finite)),
+        Case("hostile JSON", S["math-jsonl"], "boxed -Infinity", math_inf, Error("line 3", "solution", finite)),
+        Case(
+            "hostile JSON",
+            S["gold-table-csv"],
+            "gold_answer 1e999",
+            lambda: _csv_bytes(table_rows_with("1e999")),
+            Error("line 4", "gold_answer", finite),
+        ),
+        Case(
+            "hostile JSON",
+            S["gold-table-jsonl"],
+            "gold_answer NaN",
+            lambda: "".join(json.dumps(r) + "\n" for r in table_rows_with(float("nan"))).encode("utf-8"),
+            Error("line 3", "gold_answer", finite),
+        ),
+    ]
+
+
 KINDS = {
     "truncated": truncated,
     "wrong type": wrong_types,
@@ -1225,6 +1347,7 @@ KINDS = {
     "turn out of range": turns_out_of_range,
     "mixed schemas": mixed_schemas,
     "unclosed quote": unclosed_quotes,
+    "hostile JSON": hostile_json,
 }
 
 CASES: list[Case] = [case for build in KINDS.values() for case in build()]

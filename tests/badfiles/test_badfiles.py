@@ -65,7 +65,7 @@ def test_the_catalogue_covers_every_kind_and_loader() -> None:
     print("\n".join(lines))
     print(f"{len(CASES)} bad files tried")
     assert len({case.id for case in CASES}) == len(CASES), "case ids must be unique"
-    assert len(KINDS) == 11 and len(by_kind) >= 11
+    assert len(KINDS) == 12 and len(by_kind) >= 12
     for loader in LOADERS:  # each loader meets most kinds
         assert len({case.kind for case in CASES if case.source.loader == loader}) >= 7, loader
     assert len(CASES) >= 200

@@ -27,6 +27,10 @@ CLI_CASES = [
     "empty:canonical-csv:0 bytes",
     "truncated:convfinqa-reformatted:cut mid-object",  # a bad gold file
     "duplicate key:convfinqa-reformatted:'cash provided by operating activities' twice",
+    "hostile JSON:zarifaziz-jsonl:100,000-deep array on line 3",  # was a RecursionError traceback
+    "hostile JSON:zarifaziz-jsonl:100,000-digit number on line 3",  # was a ValueError traceback
+    "hostile JSON:convfinqa-reformatted:100,000-deep object in record 1",
+    "hostile JSON:convfinqa-reformatted:executed answer 1e999999",  # was graded: 'inf' matched it
 ]
 BY_ID = {case.id: case for case in CASES}
 PREVIOUS = {"summary.json": '{"previous": true}\n', "turns.parquet": "previous bytes"}
