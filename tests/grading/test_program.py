@@ -212,7 +212,7 @@ def test_parse_builds_the_same_tree_from_dsl_and_arithmetic() -> None:
         ("add(1, @)", None, ProgramStatus.PARSE_ERROR, ["'@'", "character 7"]),
         ("add(1, 2) 3", None, ProgramStatus.PARSE_ERROR, ["unexpected '3'"]),
         ("const_foo", None, ProgramStatus.PARSE_ERROR, ["unknown name 'const_foo'"]),
-        ("(" * 2000 + "1" + ")" * 2000, None, ProgramStatus.PARSE_ERROR, ["nests too deeply"]),
+        ("(" * 2000 + "1" + ")" * 2000, None, ProgramStatus.PARSE_ERROR, ["nests deeper than 50 levels"]),
         ("", None, ProgramStatus.EMPTY, ["empty program"]),
         ("   ", None, ProgramStatus.EMPTY, ["empty program"]),
         ([], None, ProgramStatus.EMPTY, ["empty program"]),

@@ -19,6 +19,19 @@ The decision takes three steps, cheapest first:
 Step-level partial credit is the fraction of the gold program's steps whose value, as a
 function of the document's numbers, some sub-expression of the predicted program
 reproduces.
+
+Size caps, decided before the work, so that a comparison costs at most about one time limit
+whatever its input (the CPU limit of :mod:`workbench.grading.limits` covers the SymPy step; the
+steps in this process are bounded by size):
+
+* the text of each program is parsed under :data:`~workbench.grading.program.MAX_PROGRAM_CHARS`
+  and :data:`~workbench.grading.program.MAX_PROGRAM_DEPTH` (status ``parse_error``);
+* with every ``#n`` reference written out, a program may hold at most :data:`MAX_COMPARED_NODES`
+  nodes over all its steps and nest at most :data:`MAX_COMPARED_DEPTH` levels; these are counted
+  from the parsed steps without writing anything out (a chain of ``add(#n, 1)`` steps grows
+  quadratically, a chain of ``add(#n, #n)`` exponentially), and a larger program gets status
+  ``too_large``, ``partial_credit`` ``None`` and a detail naming the cap. Real programs are far
+  below both (ConvFinQA dev and two model runs: at most 27 nodes, 8 levels).
 """
 
 from __future__ import annotations
@@ -48,6 +61,8 @@ __all__ = [
     "compare_programs",
     "step_credit",
     "final_operation",
+    "MAX_COMPARED_NODES",
+    "MAX_COMPARED_DEPTH",
 ]
 
 _Canon = tuple[object, ...]
@@ -59,7 +74,12 @@ _POWERS_OF_TEN = frozenset(Fraction(10) ** k for k in range(-6, 13))
 #: Exact evaluation stops when numbers grow past this many digits (a hostile ``exp``).
 _MAX_DIGITS = 2000
 
-EquivalenceStatus = str  # "ok" | "parse_error" | "timeout" | "error"
+#: Most nodes a program may hold, over all its steps, with every ``#n`` reference written out.
+MAX_COMPARED_NODES = 2_000
+#: Deepest nesting of a program's step with every ``#n`` reference written out.
+MAX_COMPARED_DEPTH = 100
+
+EquivalenceStatus = str  # "ok" | "parse_error" | "too_large" | "timeout" | "error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +93,8 @@ class ProgramMatch:
     detail
         One readable sentence saying why.
     status
-        ``ok``; ``parse_error`` when a side does not parse; ``timeout`` when SymPy ran out
+        ``ok``; ``parse_error`` when a side does not parse; ``too_large`` when a side is over
+        :data:`MAX_COMPARED_NODES` or :data:`MAX_COMPARED_DEPTH`; ``timeout`` when SymPy ran out
         of time (``equivalent`` is then ``False`` and must not be read as a verdict).
     rule
         What decided: ``canonical``, ``evaluation`` (differs at a test point), ``symbolic``
@@ -91,6 +112,47 @@ class ProgramMatch:
 
 
 # --------------------------------------------------------------------------- trees
+class _TooLarge(Exception):
+    """A program over :data:`MAX_COMPARED_NODES` or :data:`MAX_COMPARED_DEPTH` once resolved."""
+
+
+def _check_resolved_size(program: Program) -> None:
+    """Count the nodes and depth of the program's steps with references written out, from the
+    parsed steps (each node visited once), and refuse a program over the caps."""
+    sizes: list[int] = []
+    depths: list[int] = []
+
+    def measure(node: Node) -> tuple[int, int]:  # a step's own nesting is capped by the parser
+        if isinstance(node, Ref):
+            if node.index >= len(sizes):
+                raise ProgramSyntaxError(f"#{node.index} refers to a later step", 0)
+            return sizes[node.index], depths[node.index]
+        if isinstance(node, Call):
+            size, depth = 1, 0
+            for arg in node.args:
+                arg_size, arg_depth = measure(arg)
+                size, depth = size + arg_size, max(depth, arg_depth)
+            return size, depth + 1
+        return 1, 1
+
+    total = 0
+    for step in program.steps:
+        size, depth = measure(step)
+        total += size
+        sizes.append(size)
+        depths.append(depth)
+        if total > MAX_COMPARED_NODES:
+            raise _TooLarge(
+                f"with its #n references written out, its first {len(sizes):,} steps hold {total:,} nodes, "
+                f"more than {MAX_COMPARED_NODES:,} (equivalence.MAX_COMPARED_NODES)"
+            )
+        if depth > MAX_COMPARED_DEPTH:
+            raise _TooLarge(
+                f"with its #n references written out, step #{len(sizes) - 1} nests {depth:,} levels deep, "
+                f"more than {MAX_COMPARED_DEPTH} (equivalence.MAX_COMPARED_DEPTH)"
+            )
+
+
 def _resolve_steps(program: Program) -> list[Node]:
     """Each top-level step with ``#n`` references replaced by the steps they name."""
     resolved: list[Node] = []
@@ -259,6 +321,7 @@ def sympy_difference_is_zero(a: Node, b: Node) -> bool:
 # --------------------------------------------------------------------------- public
 def _parse(program: str | Sequence[str] | Program) -> list[Node]:
     parsed = program if isinstance(program, Program) else parse_program(program)
+    _check_resolved_size(parsed)
     return _resolve_steps(parsed)
 
 
@@ -305,6 +368,12 @@ def compare_programs(
     >>> m = compare_programs("subtract(52, 40)", "subtract(52, 40), divide(#0, 40)")
     >>> m.equivalent, m.partial_credit
     (False, 0.5)
+    >>> chain = ", ".join(["add(1, 1)"] + [f"add(#{i}, 1)" for i in range(499)])  # 500 steps
+    >>> m = compare_programs(chain, "add(1, 1)")
+    >>> m.status, m.partial_credit
+    ('too_large', None)
+    >>> m.detail
+    'predicted program is too large to compare: with its #n references written out, its first 44 steps hold 2,024 nodes, more than 2,000 (equivalence.MAX_COMPARED_NODES)'
     """
     if isinstance(pred, str) and isinstance(gold, str):
         return _compare_texts(pred, gold, time_limit)  # each distinct pair once per process
@@ -323,10 +392,14 @@ def _compare(
         pred_steps = _parse(pred)
     except (ProgramSyntaxError, RecursionError) as exc:
         return ProgramMatch(False, f"predicted program does not parse: {exc}", "parse_error")
+    except _TooLarge as exc:
+        return ProgramMatch(False, f"predicted program is too large to compare: {exc}", "too_large")
     try:
         gold_steps = _parse(gold)
     except (ProgramSyntaxError, RecursionError) as exc:
         return ProgramMatch(False, f"gold program does not parse: {exc}", "parse_error")
+    except _TooLarge as exc:
+        return ProgramMatch(False, f"gold program is too large to compare: {exc}", "too_large")
     if not pred_steps or not gold_steps:
         return ProgramMatch(False, "a program is empty", "parse_error")
     try:

@@ -9,6 +9,16 @@ One parser reads the three forms programs come in and builds one tree:
 and leaderboard token lists (``["subtract(", "5829", "5735", ")", "EOF"]``) are joined
 into the DSL form first. Execution returns a :class:`ProgramResult` with the value, a
 step-by-step trace, and a typed status when it fails; it never raises for a bad program.
+
+Size caps, decided before the work (real programs are far below them: in the ConvFinQA dev set
+and two model runs, at most 120 characters and 8 levels of nesting):
+
+* :data:`MAX_PROGRAM_CHARS`: a longer program (or token list) is not parsed;
+* :data:`MAX_PROGRAM_DEPTH`: a step nested deeper (calls, parentheses, unary signs, or a chain
+  of infix operators) stops the parser at that point.
+
+Both raise :class:`ProgramSyntaxError` (status ``parse_error`` when executed), so parsing is
+linear in the capped length and no later tree walk can exceed Python's recursion limit.
 """
 
 from __future__ import annotations
@@ -34,6 +44,8 @@ __all__ = [
     "Step",
     "ProgramResult",
     "ProgramSyntaxError",
+    "MAX_PROGRAM_CHARS",
+    "MAX_PROGRAM_DEPTH",
     "OPERATIONS",
     "parse_program",
     "execute_program",
@@ -49,6 +61,11 @@ __all__ = [
 
 Value = float | bool
 TableRows = Mapping[str, Sequence[float | None]]
+
+#: Longest program text (or joined token list) that is parsed, in characters.
+MAX_PROGRAM_CHARS = 10_000
+#: Deepest nesting of one step: calls, parentheses, unary signs and chained infix operators.
+MAX_PROGRAM_DEPTH = 50
 
 
 # --------------------------------------------------------------------------- tree
@@ -196,6 +213,22 @@ class _Parser:
         self._token_at = -1
         self._token: tuple[str, str] | None = None
         self._token_end = 0
+        self.nesting = 0  # unary() frames on the parser's stack
+        self.depths: dict[int, int] = {}  # id of each Call built -> depth of its tree
+
+    def _too_deep(self) -> ProgramSyntaxError:
+        return ProgramSyntaxError(
+            f"the program nests deeper than {MAX_PROGRAM_DEPTH} levels (program.MAX_PROGRAM_DEPTH)", self.pos
+        )
+
+    def _call(self, op: str, args: tuple[Node, ...]) -> Call:
+        """A :class:`Call`, refused when its tree would be deeper than :data:`MAX_PROGRAM_DEPTH`."""
+        depth = 1 + max((self.depths.get(id(a), 1) for a in args), default=0)
+        if depth > MAX_PROGRAM_DEPTH:
+            raise self._too_deep()
+        node = Call(op, args)
+        self.depths[id(node)] = depth
+        return node
 
     # tokens ------------------------------------------------------------------
     def _skip_ws(self) -> None:
@@ -247,23 +280,32 @@ class _Parser:
         node = self.term()
         while self._at("+") or self._at("-"):
             _, sym = self._next()
-            node = Call(_INFIX[sym], (node, self.term()))
+            node = self._call(_INFIX[sym], (node, self.term()))
         return node
 
     def term(self) -> Node:
         node = self.unary()
         while self._at("*") or self._at("/"):
             _, sym = self._next()
-            node = Call(_INFIX[sym], (node, self.unary()))
+            node = self._call(_INFIX[sym], (node, self.unary()))
         return node
 
     def unary(self) -> Node:
+        self.nesting += 1
+        if self.nesting > MAX_PROGRAM_DEPTH:
+            raise self._too_deep()
+        try:
+            return self._unary()
+        finally:
+            self.nesting -= 1
+
+    def _unary(self) -> Node:
         if self._at("-"):
             self._next()
             inner = self.unary()
             if isinstance(inner, Num):
                 return Num(-inner.value, "-" + inner.text)
-            return Call("negate", (inner,))
+            return self._call("negate", (inner,))
         if self._at("+"):
             self._next()
             return self.unary()
@@ -273,7 +315,7 @@ class _Parser:
         base = self.atom()
         if self._at("**") or self._at("^"):
             self._next()
-            return Call("exp", (base, self.unary()))
+            return self._call("exp", (base, self.unary()))
         return base
 
     def atom(self) -> Node:
@@ -299,13 +341,13 @@ class _Parser:
                 raise ProgramSyntaxError(f"unknown name {value!r}", start)
             self._next()
             if op.startswith("table_"):
-                return Call(op, self._table_args())
+                return self._call(op, self._table_args())
             args: list[Node] = [self.expression()]
             while self._at(","):
                 self._next()
                 args.append(self.expression())
             self._expect(")")
-            return Call(op, tuple(args))
+            return self._call(op, tuple(args))
         raise ProgramSyntaxError(f"unexpected {value!r}", start)
 
     def _table_args(self) -> tuple[Node, ...]:
@@ -326,7 +368,8 @@ def parse_program(program: str | Sequence[str]) -> Program:
     Raises
     ------
     ProgramSyntaxError
-        When the text is not a program; the message gives the character position.
+        When the text is not a program, is longer than :data:`MAX_PROGRAM_CHARS`, or nests
+        deeper than :data:`MAX_PROGRAM_DEPTH`; the message gives the character position.
 
     Examples
     --------
@@ -334,8 +377,24 @@ def parse_program(program: str | Sequence[str]) -> Program:
     (Call(op='divide', args=(Ref(index=0), Num(value=0.134, text='13.4%'))),)
     >>> format_node(parse_program("(26.7 - 30.5) / 30.5").steps[0])
     'divide(subtract(26.7, 30.5), 30.5)'
+    >>> parse_program("(" * 100 + "1" + ")" * 100)
+    Traceback (most recent call last):
+    ...
+    workbench.grading.program.ProgramSyntaxError: the program nests deeper than 50 levels (program.MAX_PROGRAM_DEPTH) at character 50
     """
+    if not isinstance(program, str) and len(program) > MAX_PROGRAM_CHARS:
+        raise ProgramSyntaxError(
+            f"the program has {len(program):,} tokens, more than {MAX_PROGRAM_CHARS:,} "
+            "(program.MAX_PROGRAM_CHARS); it is not read",
+            0,
+        )
     text = program if isinstance(program, str) else join_token_list(program)
+    if len(text) > MAX_PROGRAM_CHARS:
+        raise ProgramSyntaxError(
+            f"the program is {len(text):,} characters long, more than {MAX_PROGRAM_CHARS:,} "
+            "(program.MAX_PROGRAM_CHARS); it is not read",
+            0,
+        )
     if len(text) <= _CACHED_TEXT:
         return _parse_cached(text)
     return _parse_text(text)
