@@ -164,7 +164,7 @@ def test_quoted_multi_line_note_is_imported(tmp_path: Path, capsys: pytest.Captu
     csv = tmp_path / "notes.csv"
     csv.write_bytes(
         b"record_id,turn,category,annotator,note,exclude\r\n"
-        b'r1,0,other,ana,plain,no\r\n'
+        b"r1,0,other,ana,plain,no\r\n"
         b'r2,1,mislabel,ana,"first line\nsecond line, with a comma\n""quoted"" third",yes\r\n'
     )
     store = tmp_path / "a.sqlite"

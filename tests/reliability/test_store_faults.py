@@ -407,3 +407,120 @@ def test_recover_says_so_when_nothing_can_be_read(tmp_path: Path, capsys: pytest
     assert code == 2 and "no event can be recovered" in line and str(copy) in line
     assert sha256(path) == before and not list(tmp_path.glob("*.recovered-*"))
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+# --------------------------------------------------------------------------- issue 15: one line, gaps counted
+def test_damaged_header_with_several_backups_is_one_line_naming_the_newest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _, _ = make_store(tmp_path)
+    stamps = iter(["20991231T000001Z", "20991231T000002Z", "20991231T000003Z"])
+
+    class Clock(dt.datetime):
+        @classmethod
+        def now(cls, tz: dt.tzinfo | None = None) -> Clock:  # type: ignore[override]
+            return cls.strptime(next(stamps), "%Y%m%dT%H%M%SZ").replace(tzinfo=tz)
+
+    monkeypatch.setattr(store_module.dt, "datetime", Clock)
+    with AnnotationStore(path) as store:
+        for _ in range(3):
+            store.backup()
+    backups = list_backups(path)
+    assert len(backups) == 4
+    header_garbage(path)
+    fault("store: random bytes over the header, four backups")
+    expected = (
+        f"{path}: not an SQLite database: its header is not SQLite's (damaged, or another kind of file); the file "
+        f"was left as it is. Fix: copy the newest backup, {tmp_path / 'annotations.backup-20991231T000003Z.sqlite'}, "
+        "over it"
+    )
+    for args in (["list"], ["list", "--all"], ["import", str(csv_file(tmp_path))], ["backup"]):
+        code, out, err = cli(capsys, "annotations", *args, "--store", str(path))
+        assert (code, out) == (2, ""), args
+        assert one_line(err) == f"workbench: error: {expected}", args
+        assert sum(backup.name in err for backup in backups) == 1  # the newest backup only
+    with pytest.raises(InputError) as caught:
+        AnnotationStore(path)
+    assert one_line(str(caught.value)) == expected
+
+
+def test_recover_counts_gaps_in_the_event_ids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Rows lost from the middle (ids 5..9) are counted from the ids, not said to be 0."""
+    path = tmp_path / "annotations.sqlite"
+    with AnnotationStore(path) as store:
+        store.annotate_many(
+            [{"annotator": "ana", "record_id": f"r{i}", "turn": 0, "category": "other"} for i in range(20)]
+        )
+    conn = sqlite3.connect(path)  # what a damaged page does: the rows of ids 5..9 are gone
+    conn.execute("DELETE FROM events WHERE event_id BETWEEN 5 AND 9")
+    conn.commit()
+    conn.close()
+    fault("store: recover with event ids 5..9 missing")
+    code, out, err = cli(capsys, "annotations", "recover", "--store", str(path))
+    assert code == 0, err
+    rescued = next(tmp_path.glob("annotations.recovered-*.sqlite"))
+    assert one_line(out) == (
+        f"recovered 15 events of {path} into {rescued}; left out 5 unreadable rows (event ids 5-9) and 0 invalid "
+        f"rows; {path} was left as it is. Next: check it (workbench annotations list --all --store {rescued}), "
+        f"then move it over {path}"
+    )
+    with AnnotationStore(rescued, create=False) as store:
+        assert store.events()["event_id"].to_list() == [*range(1, 5), *range(10, 21)]
+
+
+def _table_leaves(data: bytes, root: int) -> list[tuple[int, list[int]]]:
+    """The leaf pages of the table b-tree at page ``root`` and the rowids on each, in order."""
+    page_size = int.from_bytes(data[16:18], "big") or 65536
+
+    def varint(at: int) -> tuple[int, int]:
+        value = 0
+        for i in range(9):
+            byte = data[at + i]
+            if i == 8:
+                return (value << 8) | byte, at + 9
+            value = (value << 7) | (byte & 0x7F)
+            if byte < 0x80:
+                return value, at + i + 1
+        raise AssertionError("unreachable")
+
+    def walk(page: int) -> list[tuple[int, list[int]]]:
+        start = (page - 1) * page_size
+        head = start + (100 if page == 1 else 0)
+        kind, cells = data[head], int.from_bytes(data[head + 3 : head + 5], "big")
+        pointers = [int.from_bytes(data[head + (12 if kind == 5 else 8) + 2 * i :][:2], "big") for i in range(cells)]
+        if kind == 0x0D:  # table leaf: payload size, rowid
+            return [(page, [varint(varint(start + p)[1])[0] for p in pointers])]
+        assert kind == 0x05, kind  # table interior: child page, key; then the right-most child
+        children = [int.from_bytes(data[start + p : start + p + 4], "big") for p in pointers]
+        children.append(int.from_bytes(data[head + 8 : head + 12], "big"))
+        return [leaf for child in children for leaf in walk(child)]
+
+    return walk(root)
+
+
+def test_recover_counts_the_rows_of_a_damaged_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, _, _ = make_store(tmp_path)
+    with AnnotationStore(path) as store:
+        store.annotate_many(
+            [
+                {"annotator": "bo", "record_id": f"r{i}", "turn": 0, "category": "other", "note": "x" * 200}
+                for i in range(60)
+            ]
+        )
+        total = store.snapshot()["n_events"]
+    conn = sqlite3.connect(path)
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'events'").fetchone()[0]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    leaves = _table_leaves(bytes(data), root)
+    assert len(leaves) >= 3
+    page, lost = leaves[len(leaves) // 2]  # a page in the middle
+    page_size = int.from_bytes(data[16:18], "big") or 65536
+    data[(page - 1) * page_size : page * page_size] = os.urandom(page_size)
+    path.write_bytes(bytes(data))
+    fault("store: recover with random bytes over a leaf page of the events table")
+    done = store_module.recover_store(path)
+    assert done.unreadable == len(lost) and done.kept + done.unreadable + done.invalid == total
+    assert done.missing_ids == (f"{lost[0]}-{lost[-1]}" if len(lost) > 1 else str(lost[0]))
+    with AnnotationStore(done.path, create=False) as store:
+        assert not set(store.events()["event_id"].to_list()) & set(lost)

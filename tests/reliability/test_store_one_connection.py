@@ -101,4 +101,95 @@ def test_store_opened_twice_in_one_process_loses_nothing_to_another_writer(tmp_p
     stored = dict(events.select("record_id", "event_id").iter_rows())
     assert stored == acknowledged, f"acknowledged {acknowledged}, stored {stored}"
     assert events.height == 7
-    NOTES.append(f"store opened twice, process {how}: 7 events acknowledged, {events.height} stored, ids {sorted(stored.values())}")
+    NOTES.append(
+        f"store opened twice, process {how}: 7 events acknowledged, {events.height} stored, ids {sorted(stored.values())}"
+    )
+
+
+# --------------------------------------------------------------------------- the triage template, twice in one kernel
+def _code(client, nb: nbformat.NotebookNode, source: str) -> str:  # type: ignore[no-untyped-def]
+    """Run ``source`` as a new cell in the kernel; its printed text."""
+    cell = nbformat.v4.new_code_cell(source)
+    nb.cells.append(cell)
+    client.execute_cell(cell, len(nb.cells) - 1)
+    return "".join(out.get("text", "") for out in cell.outputs if out.get("output_type") == "stream")
+
+
+def _saved(text: str) -> list[int]:
+    return [int(line.split()[1]) for line in text.splitlines() if line.startswith("saved ")]
+
+
+def test_triage_template_run_twice_in_one_kernel_loses_nothing(tmp_path: Path) -> None:
+    """Run every cell of 03-triage, save through the view; run every cell again (a second store
+    handle, session and view on the same file in the same kernel), save two more; the CLI imports
+    from another process; the kernel saves again. ``annotations list`` shows every acknowledged
+    event while the kernel runs, and the store holds them all after the kernel has stopped."""
+    from nbclient import NotebookClient
+
+    store = tmp_path / "annotations.sqlite"
+    notebook = tmp_path / "03-triage.ipynb"
+    papermill.execute_notebook(
+        str(TEMPLATE),
+        str(notebook),
+        parameters={
+            "dataset": str(FIXTURES / "convfinqa" / "dev_small.json"),
+            "predictions": str(FIXTURES / "predictions" / "zarifaziz_dev_small.jsonl"),
+            "store": str(store),
+            "annotator": "kernel",
+            "queue": "checks",
+        },
+        prepare_only=True,
+        kernel_name="python3",
+        progress_bar=False,
+    )
+    nb = nbformat.read(notebook, as_version=4)
+    template_cells = [cell for cell in nb.cells if cell.cell_type == "code"]
+    client = NotebookClient(nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(tmp_path)}})
+    csv = annotation_csv(tmp_path, "cli", "cli-1")
+    fault("store: the triage template run twice in one kernel, the CLI writing meanwhile")
+    acknowledged: list[int] = []
+    with client.setup_kernel():
+        for run in (1, 2):
+            for cell in template_cells:
+                client.execute_cell(cell, nb.cells.index(cell))
+                errors = [out for out in cell.outputs if out.get("output_type") == "error"]
+                assert not errors, f"run {run}: {errors}"
+            saves = 1 if run == 1 else 2
+            acknowledged += _saved(
+                _code(
+                    client,
+                    nb,
+                    "view = triage.triage(session)\n"
+                    f"for _ in range({saves}):\n"
+                    "    view.select_category('mislabel')\n"
+                    "    print('saved', view.save(), view.status.value)",
+                )
+            )
+        done = subprocess.run(
+            [*workbench_command(), "annotations", "import", str(csv), "--store", str(store)],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        imported = int(done.stdout.rsplit("#", 1)[1].rstrip(")\n"))
+        acknowledged += _saved(_code(client, nb, "session.goto(0)\nprint('saved', session.submit(category='other'))"))
+        assert len(acknowledged) == 4, acknowledged
+        listed = subprocess.run(
+            [*workbench_command(), "annotations", "list", "--all", "--store", str(store)],
+            capture_output=True,
+            text=True,
+        )
+        assert listed.returncode == 0, listed.stderr
+        seen = [int(line.split(",")[0]) for line in listed.stdout.splitlines()[1:]]
+        assert sorted(seen) == sorted([*acknowledged, imported]), f"listed {seen}, acknowledged {acknowledged}"
+    # the kernel has stopped
+    every = sorted([*acknowledged, imported])
+    assert len(set(every)) == 5, every
+    with AnnotationStore(store, create=False) as opened:
+        events = opened.events()
+    assert sorted(events["event_id"].to_list()) == every
+    assert dict(events.group_by("annotator").len().iter_rows()) == {"kernel": 4, "cli": 1}
+    NOTES.append(
+        f"triage template run twice in one kernel: {len(acknowledged)} saves acknowledged in the kernel "
+        f"(ids {acknowledged}) + 1 import (id {imported}); {events.height} events stored after the kernel stopped"
+    )

@@ -1547,7 +1547,9 @@ def _csv_error(file: str, exc: csv.Error, location: str) -> InputError:
             location=location,
             fix="put the whole value in quotes and write a quote inside it as two quotes",
         )
-    return InputError(file, f"not a readable CSV line ({text})", location=location, fix="check the quoting of this line")
+    return InputError(
+        file, f"not a readable CSV line ({text})", location=location, fix="check the quoting of this line"
+    )
 
 
 def import_csv(store: AnnotationStore, path: str | Path, *, annotator: str | None = None) -> list[int]:
