@@ -34,7 +34,7 @@ def test_inputs_become_template_parameters(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     first, second = load_batch(batch)
-    assert first.parameters == {"predictions": "a.jsonl;b.jsonl", "systems": "A;B", "n_boot": 50}
+    assert first.parameters == {"predictions": ["a.jsonl", "b.jsonl"], "systems": ["A", "B"], "n_boot": 50}
     assert first.out_dir == Path("nightly/04-compare-systems")
     assert second.parameters == {"dataset": "d.json"} and second.out_dir == Path("elsewhere")
 

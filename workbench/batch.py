@@ -12,6 +12,14 @@ any other template parameter::
           - data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6/2026-05-04T12-48-44Z/predictions.jsonl
         systems: [claude 06-35, claude 12-48]
         parameters: {n_boot: 500}
+
+``predictions``, ``systems`` and ``column_map`` are lists (a single text is one item: a ``;``
+in a name is part of the name). Relative paths are taken from the folder the command runs
+in (then from the project root, for the bundled data). Anchors and aliases (``&a``, ``*a``,
+``<<: *a``) may be used, but a file whose aliases would expand to more than
+:data:`MAX_YAML_VALUES` values (a "billion laughs" file) or that refers to itself is refused
+before anything is expanded. Interactive templates (``03-triage``) are refused: they open in
+JupyterLab or Voila.
 """
 
 from __future__ import annotations
@@ -21,11 +29,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.errors import InputError
+from workbench.errors import InputError, UsageError
 from workbench.io.jsonfiles import read_text
 from workbench.io.paths import inside, safe_name
+from workbench.report import check_batch_template
 
-__all__ = ["ReportJob", "load_batch"]
+__all__ = ["ReportJob", "load_batch", "MAX_YAML_VALUES"]
+
+#: Most values (scalars, lists and mappings, each alias counted as the copy it stands for)
+#: a batch file may hold; a real one holds a few hundred.
+MAX_YAML_VALUES = 100_000
 
 _ENTRY_KEYS = {"template", "dataset", "predictions", "systems", "column_map", "out", "parameters"}
 _LIST_KEYS = ("predictions", "systems", "column_map")
@@ -40,14 +53,71 @@ class ReportJob:
     out_dir: Path | None = None
 
 
-def _as_list(value: Any, file: str, where: str, key: str) -> str:
+def _as_list(value: Any, file: str, where: str, key: str) -> list[str]:
+    """A list of texts (a single text is one item, never split)."""
     if isinstance(value, str):
-        return value
+        return [value]
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return ";".join(value)
+        return list(value)
     raise InputError(
-        file, f"expected a string or a list of strings, got {value!r}", location=where, field=key, fix="write a list"
+        file,
+        f"expected a string or a list of strings, got {type(value).__name__} {str(value)[:40]!r}",
+        location=where,
+        field=key,
+        fix="write a list",
     )
+
+
+def _expanded_size(root: Any, file: str) -> int:
+    """How many values the composed YAML ``root`` node stands for once every alias is
+    expanded, counted on the node graph (each node once, memoised) so a billion laughs
+    costs a few thousand steps; refused past :data:`MAX_YAML_VALUES` or on a cycle."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes and not done:
+            continue
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            children = []
+        if done:
+            open_nodes.discard(id(node))
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+            if sizes[id(node)] > MAX_YAML_VALUES:
+                raise InputError(
+                    file,
+                    f"its aliases expand to more than {MAX_YAML_VALUES:,} values (a 'billion laughs' file?)",
+                    location=f"line {node.start_mark.line + 1}",
+                    fix="write the entries out, or use each alias ('*name') on plain values only",
+                )
+            continue
+        if id(node) in open_nodes:
+            raise InputError(
+                file,
+                "an alias refers to a value that contains it",
+                location=f"line {node.start_mark.line + 1}",
+                fix="use an alias ('*name') only after its anchor's value has ended",
+            )
+        open_nodes.add(id(node))
+        stack.append((node, True))
+        for child in children:
+            if id(child) in open_nodes:
+                raise InputError(
+                    file,
+                    "an alias refers to a value that contains it",
+                    location=f"line {child.start_mark.line + 1}",
+                    fix="use an alias ('*name') only after its anchor's value has ended",
+                )
+            if id(child) not in sizes:
+                stack.append((child, False))
+    return sizes[id(root)]
 
 
 def _read_yaml(path: Path) -> Any:
@@ -56,6 +126,10 @@ def _read_yaml(path: Path) -> Any:
     import yaml
 
     class _UniqueKeyLoader(yaml.SafeLoader):
+        def construct_document(self, node):  # type: ignore[no-untyped-def]
+            _expanded_size(node, str(path))  # before anything is expanded
+            return super().construct_document(node)
+
         def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
             if isinstance(node, yaml.MappingNode):
                 seen: set[Any] = set()
@@ -79,6 +153,10 @@ def _read_yaml(path: Path) -> Any:
         raise InputError(str(path), "the file is empty", fix="write 'reports:' followed by '- template: 01-overview'")
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except RecursionError:
+        raise InputError(
+            str(path), "values are nested too deeply to read", fix="write the entries with a few levels of nesting"
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -145,6 +223,10 @@ def load_batch(path: str | Path) -> list[ReportJob]:
                 field="template",
                 fix="write '- template: 01-overview'",
             )
+        try:
+            check_batch_template(entry["template"])
+        except UsageError as exc:
+            raise InputError(str(path), str(exc).rstrip("."), location=where, field="template") from None
         unknown = sorted(set(entry) - _ENTRY_KEYS)
         if unknown:
             raise InputError(

@@ -5,20 +5,27 @@ dataset is optional when the gold travels inside the outputs);
 ``workbench report`` runs a notebook template and writes the executed notebook and HTML;
 ``workbench annotations import|list|backup|recover`` feeds, reads, backs up or rescues
 the annotation store; ``workbench export`` writes the cleaned dataset.
-Errors the user can fix are printed as one line (``workbench: error: ...``), exit code 2.
+``workbench --version`` prints the installed version.
+Errors the user can fix are printed as one line (``workbench: error: ...``), exit code 2;
+so is an operating-system error (a full disk, a name too long). Text that came from data
+(system names, record ids, paths) is printed through :func:`workbench.io.paths.terminal_text`,
+so a control character in it is shown, never obeyed by the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from workbench.config import BENCHMARKS, NO_DATASET, resolve
 from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.grade import unmatched_message
+from workbench.io.paths import check_output_folder, terminal_text
 
 __all__ = ["main", "build_parser"]
 
@@ -30,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="workbench", description="Error-analysis workbench for numerical-reasoning QA outputs."
     )
+    parser.add_argument("--version", action="version", version=f"workbench {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     grade = sub.add_parser(
@@ -133,6 +141,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    """The installed distribution's version (the package's own when run from a plain checkout)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("workbench")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree that was never installed
+        from workbench import __version__
+
+        return __version__
+
+
+def _say(text: object, *, file: TextIO | None = None) -> None:
+    """Print one line of text that may hold data, control characters shown as escapes."""
+    print(terminal_text(text), file=file or sys.stdout)
+
+
+def _os_error_line(exc: OSError) -> str:
+    """One line for an operating-system error: the file, the cause and what to do."""
+    fixes = {
+        errno.ENOSPC: "free some space on that disk, or write to another disk",
+        errno.EDQUOT: "free some space (the disk quota is used up), or write to another disk",
+        errno.ENAMETOOLONG: "use a shorter name (at most 255 bytes for each folder or file name)",
+        errno.EACCES: "choose a folder you may write to",
+        errno.EPERM: "choose a folder you may write to",
+        errno.EROFS: "choose a folder on a disk that is not read-only",
+        errno.EEXIST: "give the name of a folder, not of a file",
+        errno.ENOTDIR: "give a path whose parent folders are folders, not files",
+        errno.EISDIR: "give the name of a file, not of a folder",
+        errno.ENOENT: "check the path",
+    }
+    where = f"{exc.filename}: " if exc.filename is not None else ""
+    cause = (exc.strerror or type(exc).__name__).rstrip(".")
+    return f"{where}{cause[:1].lower()}{cause[1:]}. Fix: {fixes.get(exc.errno or 0, 'check the path and the disk')}"
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--system",
@@ -172,7 +216,7 @@ def _annotations(args: argparse.Namespace) -> int:
         with AnnotationStore(path) as store:
             ids = store.annotate_many(rows, where=str(args.file)) if rows else []
         span = f" (events #{ids[0]} to #{ids[-1]})" if ids else ""
-        print(f"imported {len(ids)} annotations from {args.file} into {path}{span}")
+        _say(f"imported {len(ids)} annotations from {args.file} into {path}{span}")
         return 0
     if not path.exists():
         raise UsageError(f"no annotation store at {path}. Fix: give --store, or import or annotate first")
@@ -181,7 +225,7 @@ def _annotations(args: argparse.Namespace) -> int:
 
         done = recover_store(path, args.dir)
         lost = f" (event ids {done.missing_ids})" if done.missing_ids else ""
-        print(
+        _say(
             f"recovered {done.kept} events of {path} into {done.path}; left out {done.unreadable} unreadable "
             f"rows{lost} and {done.invalid} invalid rows; {path} was left as it is. Next: check it "
             f"(workbench annotations list --all --store {done.path}), then move it over {path}"
@@ -190,7 +234,7 @@ def _annotations(args: argparse.Namespace) -> int:
     if args.action == "backup":
         with AnnotationStore(path, create=False) as store:
             copy = store.backup(args.dir)
-        print(f"backed up {path} to {copy}")
+        _say(f"backed up {path} to {copy}")
         return 0
     with AnnotationStore(path, create=False) as store:
         table = store.events() if args.all else store.active()
@@ -224,16 +268,23 @@ def _export(args: argparse.Namespace) -> int:
 def _grade(args: argparse.Namespace) -> int:
     from workbench.run import grade_run
 
+    check_output_folder(args.out)  # before grading: a bad --out costs no time
     dataset, predictions = _split_files(args.dataset, args.files)
     config = resolve(
         dataset=dataset, predictions=predictions, systems=args.system, column_map=args.maps, benchmark=args.benchmark
     )
     run = grade_run(config, engine=args.engine, scheduler=args.scheduler)
-    paths = run.write(args.out)
+    try:
+        paths = run.write(args.out)
+    except OSError as exc:
+        raise UsageError(
+            f"could not write the outputs into {args.out} ({_os_error_line(exc)}); nothing was written "
+            "and the files already there are as they were"
+        ) from None
     for line in unmatched_message(run.unmatched, paths["unmatched"]):
-        print(f"workbench: warning: {line}", file=sys.stderr)
+        _say(f"workbench: warning: {line}", file=sys.stderr)
     for system, metrics in run.summary.items():
-        print(
+        _say(
             f"{system}: turn execution accuracy {metrics['turn_execution_accuracy']:.1%} "
             f"({metrics['n_turns_correct']}/{metrics['n_turns']}), conversation "
             f"{metrics['conversation_execution_accuracy']:.1%}, unmatched {metrics['n_unmatched']}"
@@ -241,15 +292,15 @@ def _grade(args: argparse.Namespace) -> int:
         policies = metrics.get("policies", {})
         if policies:
             shown = ", ".join(f"{name} {p['accuracy']:.1%}" for name, p in policies.items())
-            print(f"  by policy: {shown}")
+            _say(f"  by policy: {shown}")
     if run.checks.height:
         from workbench.checks import flag_counts
 
         shown = ", ".join(
             f"{category} {n}" for category, n in flag_counts(run.checks).select("category", "n_turns").iter_rows()
         )
-        print(f"data-quality flags (turns): {shown}; evidence in {paths['checks']}")
-    print(f"wrote {paths['turns']}, {paths['conversations']}, {paths['checks']}, {paths['summary']}")
+        _say(f"data-quality flags (turns): {shown}; evidence in {paths['checks']}")
+    _say(f"wrote {paths['turns']}, {paths['conversations']}, {paths['checks']}, {paths['summary']}")
     return 0
 
 
@@ -264,7 +315,7 @@ def _split_files(dataset: str | None, files: list[str]) -> tuple[str | None, lis
 
 def _report(args: argparse.Namespace) -> int:
     from workbench.batch import ReportJob, load_batch
-    from workbench.report import run_template
+    from workbench.report import check_batch_template, run_template
 
     if args.config is not None:
         given = [name for name in ("dataset", "predictions", "system", "maps", "out") if getattr(args, name)]
@@ -275,47 +326,65 @@ def _report(args: argparse.Namespace) -> int:
             )
         jobs = load_batch(args.config)
     else:
+        check_batch_template(args.template)
+        if args.out is not None:
+            check_output_folder(args.out)
         # resolve() validates counts and paths before the kernel starts.
         resolve(dataset=args.dataset, predictions=args.predictions, systems=args.system, column_map=args.maps)
+        # lists, not ';'-joined texts: a file or system named 'a;b' stays one; run_template
+        # takes relative paths from this (the caller's) folder
         parameters = {
-            "dataset": str(args.dataset),
-            "predictions": ";".join(str(p) for p in args.predictions),
-            "systems": ";".join(args.system),
-            "column_map": ";".join(args.maps),
+            "dataset": args.dataset,
+            "predictions": list(args.predictions),
+            "systems": list(args.system),
+            "column_map": list(args.maps),
         }
         jobs = [ReportJob(args.template, {k: v for k, v in parameters.items() if v}, args.out)]
     failures = 0
     for index, job in enumerate(jobs, start=1):
         if len(jobs) > 1:
-            print(f"[{index}/{len(jobs)}] {job.template}", file=sys.stderr)
+            _say(f"[{index}/{len(jobs)}] {job.template}", file=sys.stderr)
         try:
             result = run_template(job.template, parameters=job.parameters, out_dir=job.out_dir, progress=not args.quiet)
-        except WorkbenchError as exc:
+        except (WorkbenchError, OSError) as exc:
             if len(jobs) == 1:
                 raise
             failures += 1
             kind = "report failed" if isinstance(exc, ReportError) else "error"
-            print(f"workbench: {kind}: {job.template}: {exc}", file=sys.stderr)
+            text = _os_error_line(exc) if isinstance(exc, OSError) else str(exc)
+            _say(f"workbench: {kind}: {job.template}: {text}", file=sys.stderr)
             continue
-        print(f"notebook: {result.notebook}")
-        print(f"html: {result.html}")
+        _say(f"notebook: {result.notebook}")
+        _say(f"html: {result.html}")
         if result.changes is not None:
-            print(f"changes since the previous run: {result.changes}")
+            _say(f"changes since the previous run: {result.changes}")
     return 1 if failures else 0
+
+
+class _TerminalFormatter(logging.Formatter):
+    """Log lines with control characters shown as escapes (messages may quote data)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_text(super().format(record), multiline=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    logging.basicConfig(level=logging.WARNING, format="workbench: %(levelname)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(_TerminalFormatter("workbench: %(levelname)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])  # no-op when logging is set up already
     args = build_parser().parse_args(argv)
     try:
         commands = {"grade": _grade, "annotations": _annotations, "export": _export, "report": _report}
         return commands[args.command](args)
     except ReportError as exc:
-        print(f"workbench: report failed: {exc}", file=sys.stderr)
+        _say(f"workbench: report failed: {exc}", file=sys.stderr)
         return 1
     except WorkbenchError as exc:
-        print(f"workbench: error: {exc}", file=sys.stderr)
+        _say(f"workbench: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        _say(f"workbench: error: {_os_error_line(exc)}", file=sys.stderr)
         return 2
 
 

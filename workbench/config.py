@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_ANNOTATION_STORE",
     "annotation_store_path",
     "split_list",
+    "locate",
 ]
 
 BUNDLED_DATASET = "data/convfinqa/dev.json"
@@ -101,6 +102,25 @@ def split_list(text: str) -> list[str]:
     return [p.strip() for p in text.split(";") if p.strip()]
 
 
+def locate(path: str | Path) -> Path:
+    """Where a relative input path points: from the current directory when it is there,
+    else from the project root (the bundled ``data/...`` files), else as given (so the
+    error that follows names it as the user wrote it).
+
+    Examples
+    --------
+    >>> locate(BUNDLED_DATASET) == project_root() / BUNDLED_DATASET or locate(BUNDLED_DATASET).exists()
+    True
+    >>> locate("no/such/file.json").as_posix()
+    'no/such/file.json'
+    """
+    found = Path(path).expanduser()
+    if found.is_absolute() or found.exists():
+        return found
+    root = project_root()
+    return root / found if (root / found).exists() else found
+
+
 def _spread(name: str, values: list[str], n: int) -> list[str | None]:
     if not values:
         return [None] * n
@@ -139,14 +159,6 @@ def resolve(
     """
     if benchmark not in BENCHMARKS:
         raise UsageError(f"unknown benchmark {benchmark!r}. Fix: use one of {', '.join(BENCHMARKS)}")
-    root = project_root()
-
-    def locate(p: str | Path) -> Path:
-        path = Path(p).expanduser()
-        if path.is_absolute() or path.exists():
-            return path
-        return root / path if (root / path).exists() else path
-
     preds = split_list(predictions) if isinstance(predictions, str) else [str(p) for p in predictions]
     names = split_list(systems) if isinstance(systems, str) else list(systems)
     maps = split_list(column_map) if isinstance(column_map, str) else list(column_map)

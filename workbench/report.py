@@ -23,15 +23,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.config import project_root
+from workbench.config import locate, project_root, split_list
 from workbench.errors import ReportError, UsageError
 from workbench.grading import patterns
 from workbench.io.outputs import write_atomic
-from workbench.io.paths import inside, safe_name
+from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
 
-__all__ = ["ReportResult", "template_path", "template_parameters", "run_template", "render_html"]
+__all__ = [
+    "ReportResult",
+    "INTERACTIVE_TEMPLATES",
+    "check_batch_template",
+    "template_path",
+    "template_parameters",
+    "run_template",
+    "render_html",
+]
 
 DEFAULT_TEMPLATE = "01-overview"
+#: Templates made for a person at a notebook (widgets that wait for clicks): they open in
+#: JupyterLab or Voila and are never run as a batch report.
+INTERACTIVE_TEMPLATES = frozenset({"03-triage"})
+#: Template parameters that name input files, as one path or (``predictions``) a list;
+#: relative ones are taken from the caller's current folder (see :func:`workbench.config.locate`).
+_PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store", "graded_dir")
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#fafafa;color:#222}
@@ -97,6 +111,56 @@ def template_path(template: str) -> Path:
     return path
 
 
+def check_batch_template(template: str) -> None:
+    """Refuse an interactive template (:data:`INTERACTIVE_TEMPLATES`) in a batch run.
+
+    Raises
+    ------
+    UsageError
+        One sentence saying where to open it instead.
+
+    Examples
+    --------
+    >>> check_batch_template("01-overview")
+    >>> check_batch_template("notebooks/03-triage.ipynb")
+    Traceback (most recent call last):
+    ...
+    workbench.errors.UsageError: 03-triage is interactive (its annotation widgets wait for clicks), so it \
+cannot run as a batch report. Fix: open notebooks/03-triage.ipynb in JupyterLab, or serve it with \
+'voila notebooks/03-triage.ipynb'
+    """
+    name = Path(template).name.removesuffix(".ipynb")
+    if name in INTERACTIVE_TEMPLATES:
+        raise UsageError(
+            f"{name} is interactive (its annotation widgets wait for clicks), so it cannot run as a batch report. "
+            f"Fix: open notebooks/{name}.ipynb in JupyterLab, or serve it with 'voila notebooks/{name}.ipynb'"
+        )
+
+
+def _from_caller(parameters: dict[str, Any]) -> dict[str, Any]:
+    """``parameters`` with every relative input path made absolute from the caller's current
+    folder (else the project root, for the bundled data): the kernel runs in the project root.
+    ``predictions`` becomes a list (a ``;``-separated text is split; list items never are)."""
+    out = dict(parameters)
+    for key in _PATH_PARAMETERS:
+        value = out.get(key)
+        if isinstance(value, list | tuple):
+            out[key] = [str(locate(str(v)).absolute()) for v in value]
+        elif key == "predictions" and isinstance(value, str) and value.strip():
+            out[key] = [str(locate(v).absolute()) for v in split_list(value)]
+        elif isinstance(value, str | Path) and str(value).strip() and str(value).strip().lower() != "none":
+            out[key] = str(locate(value).absolute())
+    return out
+
+
+def _kernel_config() -> Any:
+    """The kernel talks to papermill over local sockets (IPC), not TCP: nothing listens on
+    a port, and ipykernel has no reason to warn that TCP is unencrypted."""
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport": "ipc"}})
+
+
 def template_parameters(path: Path) -> dict[str, dict[str, Any]]:
     """The parameters a template declares, as papermill reads them."""
     import papermill
@@ -143,15 +207,16 @@ def run_template(
     """
     import papermill
 
+    check_batch_template(template)
     path = template_path(template)
-    params = dict(parameters or {})
+    params = _from_caller(parameters or {})
     known = template_parameters(path)
     unknown = sorted(set(params) - set(known))
     if unknown:
         raise UsageError(
             f"template {path.stem} has no parameter {', '.join(unknown)}. Fix: use one of {', '.join(known)}"
         )
-    out = Path(out_dir) if out_dir else inside(project_root() / "reports", safe_name(path.stem))
+    out = check_output_folder(out_dir).absolute() if out_dir else inside(project_root() / "reports", safe_name(path.stem))
     out.mkdir(parents=True, exist_ok=True)
     slug = _slug(params)
     notebook_out = inside(out, f"{slug}.ipynb")
@@ -167,10 +232,12 @@ def run_template(
             kernel_name="python3",
             progress_bar=progress,
             cwd=str(project_root()),
+            config=_kernel_config(),
         )
     except papermill.PapermillExecutionError as exc:
         raise ReportError(
-            f"{path.name}: cell {exc.exec_count} failed with {exc.ename}: {patterns.ANSI_ESCAPE.sub('', exc.evalue)}. "
+            f"{path.name}: cell {exc.exec_count} failed with {exc.ename}: "
+            f"{terminal_text(patterns.ANSI_ESCAPE.sub('', exc.evalue))}. "
             f"The partly executed notebook is {notebook_out}"
         ) from None
     import nbformat

@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -70,30 +71,83 @@ def _in_stable_order(systems: dict[str, dict[str, Any]]) -> dict[str, dict[str, 
 
 
 def write_atomic_set(items: Sequence[tuple[Path, Callable[[Path], None]]]) -> list[Path]:
-    """Write several files as a set: each ``write(tmp)`` into a temporary file beside its
-    path first, and only when all of them are complete rename them into place, in order.
+    """Write several files as a set, or none of them.
 
-    An error (or a kill) while writing leaves every earlier file as it was; the renames that
-    follow take microseconds. On an error no temporary file is left behind.
+    Each ``write(tmp)`` goes into a temporary file beside its path first; only when all of
+    them are complete (and flushed to disk) are they renamed into place, in order. The file
+    each rename replaces is kept as a hard link (a copy where links are not allowed) until
+    the last rename is done, so a rename that fails half-way through the set puts the earlier
+    ones back: the folder holds the previous set byte for byte, never part of a new one.
+
+    Raises
+    ------
+    OSError
+        The error that stopped the set (a full disk, a read-only folder...), with
+        ``filename`` naming the file being written; no temporary file is left behind.
     """
     temps: list[Path] = []
+    kept: list[tuple[Path, Path | None]] = []  # (target, its previous content) for each rename done
+    current = items[0][0] if items else Path()
     try:
         for path, write in items:
+            current = path
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             os.close(fd)
             temps.append(Path(tmp_name))
             write(temps[-1])
             os.chmod(temps[-1], 0o644)
-        for tmp in temps:
+        for tmp, (path, _) in zip(temps, items, strict=True):
+            current = path
             with tmp.open("rb") as handle:
                 os.fsync(handle.fileno())
         for tmp, (path, _) in zip(temps, items, strict=True):
+            current = path
+            previous = _keep_previous(path)
+            kept.append((path, previous))
             os.replace(tmp, path)
+    except OSError as exc:
+        _put_back(kept)
+        if exc.filename is None:
+            exc.filename = str(current)
+        raise
+    except BaseException:
+        _put_back(kept)
+        raise
     finally:
         for tmp in temps:
             tmp.unlink(missing_ok=True)
+        for _, previous in kept:
+            if previous is not None:
+                previous.unlink(missing_ok=True)
     return [path for path, _ in items]
+
+
+def _keep_previous(path: Path) -> Path | None:
+    """A second name for the file at ``path`` (a hard link, else a copy), or ``None`` when
+    there is no such file; :func:`_put_back` renames it back."""
+    if not path.is_file():
+        return None
+    backup = path.with_name(f".{path.name}.{os.getpid()}.previous")
+    backup.unlink(missing_ok=True)
+    try:
+        os.link(path, backup)
+    except OSError:
+        shutil.copy2(path, backup)
+    return backup
+
+
+def _put_back(kept: list[tuple[Path, Path | None]]) -> None:
+    """Undo the renames done so far, last first: each target gets its previous file back, or
+    is removed when it had none."""
+    for path, previous in reversed(kept):
+        try:
+            if previous is None:
+                path.unlink(missing_ok=True)
+            else:
+                os.replace(previous, path)
+        except OSError:  # pragma: no cover - the folder broke between two renames
+            continue
 
 
 def write_graded(

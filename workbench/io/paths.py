@@ -3,7 +3,11 @@
 Every file name the workbench derives from something it read (a record id such as
 ``Single_ABMD/2015/page_93.pdf-2``, a system name, a template name, a slice label) goes
 through :func:`safe_name`, and every path it writes under an output folder through
-:func:`inside`, which refuses a result outside that folder.
+:func:`inside`, which refuses a result outside that folder. :func:`check_output_folder`
+refuses an ``--out`` that names a file or a name the file system cannot hold, before any
+work is done; :func:`terminal_text` is what the command line prints of any text that came
+from data (system names, record ids, paths, error messages), with the terminal's control
+characters shown as escapes instead of obeyed.
 
 Examples
 --------
@@ -22,6 +26,7 @@ Fix: use a name without '..', '/' or '\\' (workbench.io.paths.safe_name makes on
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -29,7 +34,7 @@ from pathlib import Path
 
 from workbench.errors import UsageError
 
-__all__ = ["MAX_NAME", "safe_name", "inside"]
+__all__ = ["MAX_NAME", "safe_name", "inside", "check_output_folder", "terminal_text"]
 
 #: Longest name :func:`safe_name` returns (file systems allow 255 bytes; room is left for
 #: suffixes such as ``.manifest.json`` and ``.tmp``).
@@ -86,3 +91,106 @@ def _outside(root: Path, text: str) -> UsageError:
         f"the path {text!r} would be written outside the output folder {root}. "
         "Fix: use a name without '..', '/' or '\\' (workbench.io.paths.safe_name makes one)"
     )
+
+
+#: What a name may hold when the file system does not say (POSIX ``NAME_MAX`` on Linux, macOS, Windows).
+_NAME_MAX = 255
+#: Characters a terminal obeys instead of showing: C0 (ESC starts every ANSI sequence, BEL
+#: ends a window title), DEL, C1 (``\x9b`` is a one-byte CSI), the bidirectional overrides and
+#: the Unicode line separators. Escaping each one defuses a whole sequence: what followed the
+#: ESC is left as the plain text it is.
+_TERMINAL_CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+)
+
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def terminal_text(text: object, *, multiline: bool = False) -> str:
+    r"""``text`` as it may be printed on a terminal: every control character (C0, DEL, C1, so
+    the whole ANSI escape family: colours, cursor moves, screen clears, window titles, bells),
+    the bidirectional overrides and the line separators shown as a ``\x..``/``\u....``
+    escape instead of being obeyed. Newlines are kept with ``multiline``; otherwise the
+    result is one line.
+
+    Examples
+    --------
+    >>> terminal_text("sys\x1b]0;pwned\x07 \x1b[2J")
+    'sys\\x1b]0;pwned\\x07 \\x1b[2J'
+    >>> terminal_text("two\nlines"), terminal_text("two\nlines", multiline=True)
+    ('two\\nlines', 'two\nlines')
+    >>> terminal_text("claude-sonnet-4-6 06:35 (é, 数)")
+    'claude-sonnet-4-6 06:35 (é, 数)'
+    """
+
+    def shown(match: re.Match[str]) -> str:
+        char = match.group()
+        if multiline and char == "\n":
+            return char
+        code = ord(char)
+        return _SHORT_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+    return _TERMINAL_CONTROL.sub(shown, str(text))
+
+
+def _name_max(folder: Path) -> int:
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return _NAME_MAX
+
+
+def check_output_folder(path: str | os.PathLike[str], *, option: str = "--out") -> Path:
+    """Check, before any work, that ``path`` can be an output folder; create nothing.
+
+    It may exist as a folder or not exist yet; then the nearest folder that exists must be a
+    folder, and every new name must fit the file system (``NAME_MAX`` bytes, 255 almost
+    everywhere).
+
+    Raises
+    ------
+    UsageError
+        When ``path`` (or a part of it) is an existing file, or a name is too long; one line
+        naming the path, the cause and the fix.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> check_output_folder(folder / "new" / "run") == folder / "new" / "run"
+    True
+    >>> (folder / "notes.txt").write_text("mine")
+    4
+    >>> check_output_folder(folder / "notes.txt")
+    Traceback (most recent call last):
+    ...
+    workbench.errors.UsageError: --out .../notes.txt is a file, not a folder; it was left as it is. Fix: give the name of a folder (a new one, or one the workbench wrote before)
+    """
+    out = Path(path)
+    if str(path) == "":
+        raise UsageError(f"{option} is empty. Fix: give the name of a folder")
+    existing, new = out, []
+    while not os.path.lexists(existing) and existing != existing.parent:
+        new.append(existing.name)
+        existing = existing.parent
+    if os.path.lexists(existing) and not existing.is_dir():
+        shown = terminal_text(out)
+        if existing == out:
+            raise UsageError(
+                f"{option} {shown} is a file, not a folder; it was left as it is. "
+                "Fix: give the name of a folder (a new one, or one the workbench wrote before)"
+            )
+        raise UsageError(
+            f"{option} {shown}: {terminal_text(existing)} is a file, not a folder. "
+            "Fix: give a path whose parent folders are folders"
+        )
+    limit = _name_max(existing if existing.is_dir() else Path.cwd())
+    for name in reversed(new):
+        size = len(os.fsencode(name))
+        if size > limit:
+            raise UsageError(
+                f"{option} {terminal_text(out)[:60]}...: the name {terminal_text(name)[:40]!r}... has {size} bytes, "
+                f"more than the file system allows ({limit}; {os.strerror(errno.ENAMETOOLONG).lower()}). "
+                "Fix: use a shorter folder name"
+            )
+    return out
