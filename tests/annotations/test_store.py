@@ -460,3 +460,45 @@ def test_reading_while_another_process_writes(tmp_path: Path) -> None:
         assert seen == sorted(seen)  # a reader sees a growing, consistent log
         assert reader.snapshot()["n_events"] == 300
         json.dumps(reader.snapshot())  # serialisable, for export manifests
+
+
+# --------------------------------------------------------------------------- issue 15: creation, empty files, CSV holes
+def test_a_new_store_is_created_whole_and_leaves_nothing_else(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "annotations.sqlite"
+    with AnnotationStore(path) as store:
+        assert store.snapshot()["n_events"] == 0
+        assert path.read_bytes()[:16] == b"SQLite format 3\x00"  # never an empty file, even for a moment
+    assert sorted(p.name for p in path.parent.iterdir()) == ["annotations.sqlite"]
+
+
+def test_zero_byte_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / DEFAULT_STORE_NAME
+    path.touch()
+    for create in (True, False):
+        with pytest.raises(InputError) as caught:
+            AnnotationStore(path, create=create)
+        assert str(caught.value) == (
+            f"{path}: the file is empty (0 bytes): not an annotation store, but perhaps one that was cut short (a full "
+            "disk, an interrupted copy); the file was left as it is. Fix: restore a backup over it, or delete the "
+            "empty file to start a new store"
+        )
+    assert path.stat().st_size == 0 and sorted(p.name for p in tmp_path.iterdir()) == [DEFAULT_STORE_NAME]
+
+
+def test_import_csv_accepts_a_quoted_note_over_several_lines(store: AnnotationStore, tmp_path: Path) -> None:
+    csv_path = tmp_path / "notes.csv"
+    csv_path.write_text(
+        'record_id,turn,category,note,exclude\nr1,0,mislabel,"see the table:\nrow 2, column 3",yes\nr2,1,other,,\n'
+    )
+    assert import_csv(store, csv_path, annotator="ana") == [1, 2]
+    assert store.events().select("note", "exclude").rows() == [("see the table:\nrow 2, column 3", True), (None, False)]
+
+
+def test_import_csv_refuses_a_formula_and_writes_nothing(store: AnnotationStore, tmp_path: Path) -> None:
+    csv_path = tmp_path / "notes.csv"
+    csv_path.write_text("record_id,turn,category,corrected_answer\nr1,0,mislabel,-12.5\nr2,1,other,@SUM(A1)\n")
+    with pytest.raises(InputError) as caught:
+        import_csv(store, csv_path, annotator="ana")
+    assert (caught.value.location, caught.value.field) == ("line 3", "corrected_answer")
+    assert "\n" not in str(caught.value) and "spreadsheet formula" in str(caught.value)
+    assert store.events().height == 0

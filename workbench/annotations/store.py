@@ -577,7 +577,14 @@ def _open_shared(store: AnnotationStore, create: bool) -> _Connection:
             raise UsageError(
                 f"no annotation store at {path}. Fix: check the path, or open it with create=True to start one"
             )
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(
+                str(path),
+                f"cannot create the folder of the annotation store ({exc.strerror or exc})",
+                fix="give a store path in a folder you can write to",
+            ) from None
         _create_store_file(path)
     _check_bytes(path)  # no connection of this process to the file: reading it drops no lock
     store._connect(create)

@@ -89,6 +89,10 @@ def open_store(path: str | Path = "") -> AnnotationStore:
     """Open (or create, with its directory) the annotation store at ``path`` (empty: the default,
     :func:`workbench.config.annotation_store_path`).
 
+    Calling it again in the same kernel (the template's cell run twice) is safe: every store
+    opened on one file shares the process's one connection to it (see
+    :class:`~workbench.annotations.store.AnnotationStore`).
+
     Examples
     --------
     >>> import tempfile
