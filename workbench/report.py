@@ -216,7 +216,9 @@ def run_template(
         raise UsageError(
             f"template {path.stem} has no parameter {', '.join(unknown)}. Fix: use one of {', '.join(known)}"
         )
-    out = check_output_folder(out_dir).absolute() if out_dir else inside(project_root() / "reports", safe_name(path.stem))
+    out = (
+        check_output_folder(out_dir).absolute() if out_dir else inside(project_root() / "reports", safe_name(path.stem))
+    )
     out.mkdir(parents=True, exist_ok=True)
     slug = _slug(params)
     notebook_out = inside(out, f"{slug}.ipynb")

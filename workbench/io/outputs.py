@@ -77,7 +77,8 @@ def write_atomic_set(items: Sequence[tuple[Path, Callable[[Path], None]]]) -> li
     them are complete (and flushed to disk) are they renamed into place, in order. The file
     each rename replaces is kept as a hard link (a copy where links are not allowed) until
     the last rename is done, so a rename that fails half-way through the set puts the earlier
-    ones back: the folder holds the previous set byte for byte, never part of a new one.
+    ones back: the folder holds the previous set byte for byte, never part of a new one (and a
+    folder this call had to create is removed again).
 
     Raises
     ------
@@ -88,6 +89,7 @@ def write_atomic_set(items: Sequence[tuple[Path, Callable[[Path], None]]]) -> li
     temps: list[Path] = []
     kept: list[tuple[Path, Path | None]] = []  # (target, its previous content) for each rename done
     current = items[0][0] if items else Path()
+    new_folders = _missing_folders([path.parent for path, _ in items])
     try:
         for path, write in items:
             current = path
@@ -106,13 +108,17 @@ def write_atomic_set(items: Sequence[tuple[Path, Callable[[Path], None]]]) -> li
             previous = _keep_previous(path)
             kept.append((path, previous))
             os.replace(tmp, path)
-    except OSError as exc:
+    except BaseException as exc:
         _put_back(kept)
-        if exc.filename is None:
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
+        for folder in new_folders:  # deepest first; only the empty folders this call made
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        if isinstance(exc, OSError) and exc.filename is None:
             exc.filename = str(current)
-        raise
-    except BaseException:
-        _put_back(kept)
         raise
     finally:
         for tmp in temps:
@@ -121,6 +127,16 @@ def write_atomic_set(items: Sequence[tuple[Path, Callable[[Path], None]]]) -> li
             if previous is not None:
                 previous.unlink(missing_ok=True)
     return [path for path, _ in items]
+
+
+def _missing_folders(folders: list[Path]) -> list[Path]:
+    """The folders among ``folders`` and their parents that do not exist yet, deepest first."""
+    missing: set[Path] = set()
+    for folder in folders:
+        while not folder.exists() and folder != folder.parent:
+            missing.add(folder)
+            folder = folder.parent
+    return sorted(missing, key=lambda p: len(p.parts), reverse=True)
 
 
 def _keep_previous(path: Path) -> Path | None:

@@ -99,9 +99,7 @@ _NAME_MAX = 255
 #: ends a window title), DEL, C1 (``\x9b`` is a one-byte CSI), the bidirectional overrides and
 #: the Unicode line separators. Escaping each one defuses a whole sequence: what followed the
 #: ESC is left as the plain text it is.
-_TERMINAL_CONTROL = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
-)
+_TERMINAL_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
