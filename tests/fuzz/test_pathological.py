@@ -1,6 +1,8 @@
 """Pathological grading inputs (tests/fixtures/pathological/catalogue.jsonl): each one gets the
-status the catalogue gives it, alone and inside a batch of real outputs, and a batch with 1%
-of them costs at most one time limit per pathological item more than the normal 99% alone.
+status the catalogue gives it, alone and inside a batch of real outputs, and the 99% normal
+outputs of that batch get the same verdicts with and without the pathological 1%. What the
+batch costs (at most about one time limit per pathological item more than the normal 99%) is
+printed by bench/pathological_batch.py, which grades this same batch; no test here times anything.
 
 The batch: 10,000 real GSM8K model outputs (ToRA, program-of-thoughts, OpenAI's GPT-3
 solutions, bundled under data/predictions/gsm8k), graded against GSM8K test through
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -27,7 +28,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from fuzzkit import LIMIT, MARGIN, active_profile, timed, tried
+from fuzzkit import LIMIT, active_profile, tried
 
 from workbench.grade import grade_predictions
 from workbench.grading import memo
@@ -50,14 +51,13 @@ RUN_FILES = (
     RUNS / "openai-gpt3" / "example_model_solutions.jsonl",
 )
 BATCH, EVERY = 10_000, 100
-#: Seconds a SymPy comparison may take in the batch. The product's default (limits.py) under the
+#: CPU seconds a SymPy comparison may take in the batch. The product's default (limits.py) under the
 #: ``fuzz`` profile or with WORKBENCH_PATHOLOGICAL_LIMIT; a shorter one in CI, which keeps the test
-#: near 60 s on two shared cores (each timeout also pays for a replacement worker's start-up).
+#: shorter (each timeout costs the limit). The limit counts CPU time, so a busy machine gives the
+#: same verdicts.
 BATCH_LIMIT = float(os.environ.get("WORKBENCH_PATHOLOGICAL_LIMIT", "0") or 0) or (
     LIMIT if active_profile() == "fuzz" else 0.5
 )
-#: Fixed allowance in the batch bound: worker start-ups and the scheduling noise of a shared machine.
-BATCH_MARGIN = 5.0
 
 _FIELDS = {"answer": "predicted_answer", "raw_output": "raw_output", "program": "predicted_program"}
 
@@ -103,13 +103,10 @@ def test_a_pathological_input_gets_its_catalogued_verdict(entry: dict[str, Any])
     policies = [for_benchmark(p, "gsm8k") for p in POLICIES.values()]
     fields = {"predicted_answer": None, "predicted_program": None, "raw_output": None}
     fields[_FIELDS[entry["field"]]] = _text(entry)
-    grade, seconds = timed(
-        grade_turn, gold_executed=entry["gold"], gold_program=None, policy=policies[-1], also=policies, **fields
-    )
+    grade = grade_turn(gold_executed=entry["gold"], gold_program=None, policy=policies[-1], also=policies, **fields)
     verdict = grade.verdict
     assert verdict.status.value in entry["status"], verdict.detail
     assert verdict.correct is entry["correct"], verdict.detail
-    assert seconds < LIMIT + MARGIN, f"{seconds:.2f} s"
     for each in grade.policies:
         assert not each.verdict.correct or each.verdict.status.value == "ok"
 
@@ -144,23 +141,28 @@ def _make_pathological(outputs: pl.DataFrame) -> tuple[pl.DataFrame, list[int], 
 def _grade(gold, predictions: pl.DataFrame, limit: float):  # type: ignore[no-untyped-def]
     memo.clear()  # every run from cold caches: the normal run must not warm the batch run
     policies = [_with_limit(p, limit) for p in POLICIES.values()]
-    start = time.monotonic()
-    graded = grade_predictions(gold, predictions, policy=policies[-1], also=policies, workers=1)
-    return graded, time.monotonic() - start
+    return grade_predictions(gold, predictions, policy=policies[-1], also=policies, workers=1)
 
 
-@pytest.mark.skipif(not GSM8K.exists() or not all(p.exists() for p in RUN_FILES), reason="bundled GSM8K runs")
-def test_one_percent_pathological_costs_at_most_a_limit_each(capsys: pytest.CaptureFixture[str]) -> None:
-    gold = load_gold(GSM8K)
+def build_batch() -> tuple[pl.DataFrame, pl.DataFrame, list[int], list[dict[str, Any]]]:
+    """The normal 9,900 outputs, the batch (with the 100 pathological ones), their positions and entries."""
     outputs = _real_outputs()
     assert outputs.height == BATCH
     batch, positions, used = _make_pathological(outputs)
     normal = outputs.filter(~pl.int_range(pl.len()).is_in(positions))
     assert normal.height == BATCH - len(positions) == 9_900
-    latex_equivalent("1", "2", time_limit=LIMIT)  # a warm worker, so neither run pays the first start-up
+    return normal, batch, positions, used
 
-    alone, t_normal = _grade(gold, normal, BATCH_LIMIT)
-    mixed, t_batch = _grade(gold, batch, BATCH_LIMIT)
+
+@pytest.mark.slow  # grades 19,900 outputs
+@pytest.mark.skipif(not GSM8K.exists() or not all(p.exists() for p in RUN_FILES), reason="bundled GSM8K runs")
+def test_one_percent_pathological_changes_no_other_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    gold = load_gold(GSM8K)
+    normal, batch, positions, used = build_batch()
+    latex_equivalent("1", "2", time_limit=LIMIT)  # a warm worker
+
+    alone = _grade(gold, normal, BATCH_LIMIT)
+    mixed = _grade(gold, batch, BATCH_LIMIT)
     for _ in positions:
         tried("pathological batch item")
 
@@ -185,12 +187,10 @@ def test_one_percent_pathological_costs_at_most_a_limit_each(capsys: pytest.Capt
         if row["status"] not in by_id[row["entry"]].get("batch_status", by_id[row["entry"]]["status"])
     ]
     statuses = graded["status"].value_counts().sort("status")
-    bound = t_normal + len(positions) * BATCH_LIMIT + BATCH_MARGIN
     with capsys.disabled():
         print(
-            f"\npathological batch: T_normal={t_normal:.1f} s (9,900 normal), T_batch={t_batch:.1f} s "
-            f"(+{len(positions)} pathological), limit={BATCH_LIMIT:g} s, bound={bound:.1f} s; statuses: "
+            f"\npathological batch: 9,900 normal outputs, {changed.height} verdicts changed by "
+            f"{len(positions)} pathological ones (limit {BATCH_LIMIT:g} s of CPU); their statuses: "
             + ", ".join(f"{s}={n}" for s, n in statuses.iter_rows())
         )
     assert not wrong, wrong
-    assert t_batch <= bound, f"T_batch {t_batch:.1f} s > T_normal {t_normal:.1f} s + 100 x {BATCH_LIMIT} s + margin"

@@ -1,13 +1,14 @@
 """The program engine and turn grading on hostile input: a ProgramResult (or a
 ProgramSyntaxError from the parser, the one documented error), a valid status, a finite value
-when ok, the same answer twice; parse -> render -> parse round trips; and grade_turn returns a
-TurnGrade under every policy within its time limits."""
+when ok, the same answer twice; parse -> render -> parse round trips; compare_programs gives a
+status with a reason; and grade_turn returns a TurnGrade under every policy. No test here
+times anything (bench/hostile_inputs.py prints what such inputs cost)."""
 
 from __future__ import annotations
 
 import math
 
-from fuzzkit import LIMIT, MARGIN, PURE_BUDGET, fuzz_settings, hostile_text, timed, tried
+from fuzzkit import fuzz_settings, hostile_text, tried
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -53,8 +54,7 @@ _TABLE = {"revenue": [1.0, 2.0, None], "empty": [None]}
 @example(text="(" * 10_000 + "1" + ")" * 10_000, with_table=False)
 def test_execute_program_is_total(text: str, with_table: bool) -> None:
     tried("execute_program")
-    result, seconds = timed(execute_program, text, table=_TABLE if with_table else None)
-    assert seconds < PURE_BUDGET, f"{seconds:.2f} s"
+    result = execute_program(text, table=_TABLE if with_table else None)
     assert isinstance(result, ProgramResult) and isinstance(result.status, ProgramStatus)
     if result.ok:
         assert isinstance(result.value, bool) or (isinstance(result.value, float) and math.isfinite(result.value))
@@ -71,9 +71,7 @@ def test_parse_program_raises_only_its_syntax_error(text: str) -> None:
     tried("parse_program")
     try:
         parse_program(text)
-    except ProgramSyntaxError:
-        pass
-    except RecursionError:  # documented by execute_program: "program nests too deeply"
+    except ProgramSyntaxError:  # deep nesting too (MAX_PROGRAM_DEPTH): never a RecursionError
         pass
 
 
@@ -128,9 +126,14 @@ def test_parse_render_parse_round_trips(steps: tuple[Node, ...]) -> None:
 @given(pred=programs_text, gold=programs_text)
 def test_compare_programs_is_total(pred: str, gold: str) -> None:
     tried("compare_programs")
-    match, seconds = timed(compare_programs, pred, gold)
-    assert seconds < LIMIT + MARGIN, f"{seconds:.2f} s"
+    match = compare_programs(pred, gold)
     assert isinstance(match, ProgramMatch)
+    assert match.status in ("ok", "parse_error", "too_large", "timeout", "error")
+    assert match.detail
+    if match.status != "ok":
+        assert not match.equivalent
+    if match.status in ("parse_error", "too_large"):
+        assert match.partial_credit is None
 
 
 # --------------------------------------------------------------------------- turns
@@ -157,8 +160,7 @@ def test_grade_turn_is_total(
 ) -> None:
     tried("grade_turn")
     also = tuple(POLICIES.values())
-    grade, seconds = timed(
-        grade_turn,
+    grade = grade_turn(
         predicted_answer=answer,
         predicted_program=program,
         gold_executed=gold,
@@ -167,8 +169,6 @@ def test_grade_turn_is_total(
         question=question,
         also=also,
     )
-    # one SymPy comparison per distinct (answer, gold) the policies compare, the program check aside
-    assert seconds < 4 * LIMIT + MARGIN, f"{seconds:.2f} s"
     assert isinstance(grade, TurnGrade) and isinstance(grade.verdict, Verdict)
     assert {p.policy for p in grade.policies} == set(POLICIES)
     for each in grade.policies:
