@@ -194,7 +194,11 @@ def test_failed_import_creates_no_store(tmp_path: Path, capsys: pytest.CaptureFi
     store = tmp_path / "new" / "annotations.sqlite"
     code, _, err = _run(capsys, "annotations", "import", str(csv), "--store", str(store))
     assert code == 2
-    assert _one_line(err).startswith(f"workbench: error: {csv}: line 2: field 'category': expected one of ")
+    assert _one_line(err) == (
+        f"workbench: error: {csv}: line 2: field 'category': expected one of missing_value, unit_inconsistency, "
+        "sign_inconsistency, mislabel, ambiguous_question, model_error, other, got 'no_such_category'. "
+        "Fix: use one of the listed categories"
+    )
     assert not store.parent.exists(), "neither the store nor its folder may be created by a failed import"
 
 

@@ -14,7 +14,6 @@ counts and event ids, never times.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

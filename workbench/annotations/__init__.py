@@ -10,6 +10,7 @@ from workbench.annotations.store import (
     active_annotations,
     default_store_path,
     import_csv,
+    read_annotation_csv,
     validate_annotation,
 )
 
@@ -23,5 +24,6 @@ __all__ = [
     "active_annotations",
     "default_store_path",
     "import_csv",
+    "read_annotation_csv",
     "validate_annotation",
 ]

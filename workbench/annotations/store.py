@@ -1152,7 +1152,8 @@ class Recovery(NamedTuple):
     #: Events copied into it.
     kept: int
     #: Event ids that could not be read: gaps in the ids up to the highest one the store gave
-    #: (events are never deleted, so every id up to it was an event).
+    #: (events are never deleted, so every id up to it was an event; a store made by an earlier
+    #: recover keeps the gaps of its source, and they count again).
     unreadable: int
     #: Rows read but left out: not a valid event, or a retraction of an annotation that was lost.
     invalid: int
