@@ -5,8 +5,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import json
 import re
 import runpy
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +181,27 @@ def test_hostile_fixtures_are_what_their_script_writes() -> None:
     assert script["PREDICTIONS_OUT"].read_text(encoding="utf-8") == script["hostile_predictions"]()
     assert script["GOLD_OUT"].read_text(encoding="utf-8") == script["hostile_gold"]()
     assert script["GOLD_OUT"].parent == REPO / "tests/fixtures/hostile"
+
+
+def test_cli_report_takes_paths_from_the_callers_folder_and_keeps_semicolons_in_names(tmp_path: Path) -> None:
+    """System test (a kernel is a process): ``workbench report`` run from another folder with
+    relative ``--dataset``/``--predictions``/``--out``, a file and a system named ``a;b``;
+    the kernel's TCP warning never shows (it talks over IPC)."""
+    here = tmp_path / "elsewhere"
+    here.mkdir()
+    shutil.copy(FIXTURE_PARAMS["dataset"], here / "gold.json")
+    shutil.copy(FIXTURE_PARAMS["predictions"], here / "a;b.jsonl")
+    command = [sys.executable, "-m", "workbench.cli", "report", "--quiet", "--dataset", "gold.json"]
+    command += ["--predictions", "a;b.jsonl", "--system", "a;b", "--out", "out"]
+    done = subprocess.run(command, cwd=here, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "without encryption" not in done.stderr and "IPKernelApp" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    (graded,) = (here / "out").glob("*.graded")
+    summary = json.loads((graded / "summary.json").read_text(encoding="utf-8"))
+    assert list(summary["systems"]) == ["a;b"]
+    assert [p["path"] for p in summary["predictions"]] == [str(here / "a;b.jsonl")]
+    assert summary["dataset"]["path"] == str(here / "gold.json")
+    assert done.stdout.splitlines()[0] == f"notebook: {here / 'out' / graded.name.removesuffix('.graded')}.ipynb"
+    assert not (REPO / "out").exists()
+    print(f"report from another folder: stderr {done.stderr!r}; {summary['systems']['a;b']['n_turns']} turns graded")
