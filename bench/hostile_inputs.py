@@ -11,7 +11,8 @@ best of ``repeat`` runs from cold caches (``memo.clear()``). Target: every ratio
   ``MAX_PROGRAM_DEPTH`` deep, a ``MAX_PROGRAM_CHARS``-long program), each also executed and graded
   as a turn;
 * extraction: a megabyte of unclosed ``\\boxed{``, 100,000 nested boxes (empty and with an
-  answer), under both extraction policies;
+  answer), nested boxes filling ``MAX_OUTPUT_CHARS`` and an output just over it, under both
+  extraction policies;
 * ``collection_size`` of 10,000 nested parentheses and of a megabyte of them;
 * the limits module: the median overhead of a warm ``call_with_limit`` (peer: calling the
   function in this process) and a timeout (limit 0.5 s of CPU), in wall and CPU seconds.
@@ -34,13 +35,15 @@ sys.path.insert(0, str(ROOT))
 
 from workbench.grading import memo  # noqa: E402
 from workbench.grading.equivalence import MAX_COMPARED_NODES, compare_programs  # noqa: E402
-from workbench.grading.extract import extract_answer  # noqa: E402
+from workbench.grading.extract import MAX_OUTPUT_CHARS, extract_answer  # noqa: E402
 from workbench.grading.limits import DEFAULT_TIME_LIMIT, call_with_limit  # noqa: E402
 from workbench.grading.program import MAX_PROGRAM_CHARS, MAX_PROGRAM_DEPTH, execute_program  # noqa: E402
 from workbench.grading.symbolic import collection_size  # noqa: E402
 from workbench.grading.turn import grade_turn  # noqa: E402
 
 GOLD = "subtract(206588, 181001), divide(#0, 181001)"
+#: Nested boxes that fill MAX_OUTPUT_CHARS ("\\boxed{" is 7 characters, "}" one).
+_AT_CAP = (MAX_OUTPUT_CHARS - 2) // 8
 
 
 def chain(steps: int, start: int) -> str:
@@ -124,6 +127,8 @@ def _extraction(repeat: int) -> dict[str, Any]:
         "unclosed_boxes_1mb": "\\boxed{" * (1 << 17),
         "nested_empty_boxes": "\\boxed{" * 100_000 + "}" * 100_000,
         "nested_boxes_with_answer": "\\boxed{" * 100_000 + "18" + "}" * 100_000,
+        "nested_boxes_at_the_cap": "\\boxed{" * _AT_CAP + "18" + "}" * _AT_CAP,
+        "over_the_cap": "#### 18 " * (MAX_OUTPUT_CHARS // 8 + 1),
     }
     out: dict[str, Any] = {}
     for name, text in texts.items():
@@ -175,6 +180,7 @@ def run(repeat: int = 3, calls: int = 200) -> dict[str, Any]:
             "MAX_PROGRAM_CHARS": MAX_PROGRAM_CHARS,
             "MAX_PROGRAM_DEPTH": MAX_PROGRAM_DEPTH,
             "MAX_COMPARED_NODES": MAX_COMPARED_NODES,
+            "MAX_OUTPUT_CHARS": MAX_OUTPUT_CHARS,
         },
         "programs": _programs(repeat),
         "text": _extraction(repeat),

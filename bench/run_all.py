@@ -31,6 +31,8 @@ BENCHMARKS = (
     "slices_speed",
     "million_turns",
     "report_speed",
+    "hostile_inputs",
+    "pathological_batch",
 )
 
 

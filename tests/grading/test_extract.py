@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.grading.compare import read_number
-from workbench.grading.extract import Extraction, extract_answer, last_boxed
+from workbench.grading.extract import MAX_OUTPUT_CHARS, Extraction, extract_answer, last_boxed
 from workbench.grading.policies import POLICIES, grade_answer, select_answer
-from workbench.grading.status import ExtractionRule, ExtractionStatus
+from workbench.grading.status import ExtractionRule, ExtractionStatus, GradeStatus, MatchReason
+from workbench.grading.turn import grade_turn
 
 OPENAI_SYSTEMS = ("6b_finetuning", "6b_verification", "175b_finetuning", "175b_verification")
 
@@ -332,3 +333,36 @@ def test_extraction_never_raises(text: str) -> None:
         e = extract_answer(text, policy=policy)  # type: ignore[arg-type]
         assert isinstance(e, Extraction) and e.policy == policy
         _check_invariants(text, e)
+
+
+# --------------------------------------------------------------------------- size cap (issue 15)
+def test_an_output_over_the_size_cap_is_not_read_and_the_turn_says_why() -> None:
+    over = "#### 18 " * (MAX_OUTPUT_CHARS // 8 + 1)
+    assert len(over) > MAX_OUTPUT_CHARS
+    for policy in ("strict", "flex"):
+        found = extract_answer(over, policy=policy)
+        assert (found.status.value, found.answer, found.span) == ("too_long", None, None)
+    grade = grade_turn(
+        predicted_answer=None,
+        predicted_program=None,
+        raw_output=over,
+        gold_executed="18",
+        gold_program=None,
+        policy=POLICIES["flex"],
+        also=tuple(POLICIES.values()),
+    )
+    extracted = [each for each in grade.policies if each.answer_source in ("strict", "flex")]
+    assert extracted
+    for each in extracted:
+        assert (each.verdict.status, each.verdict.reason, each.verdict.correct) == (
+            GradeStatus.UNPARSEABLE,
+            MatchReason.UNPARSEABLE,
+            False,
+        )
+        assert "extract.MAX_OUTPUT_CHARS" in each.verdict.detail
+
+
+def test_an_output_at_the_size_cap_is_read() -> None:
+    at_cap = " " * (MAX_OUTPUT_CHARS - len("#### 18")) + "#### 18"
+    assert len(at_cap) == MAX_OUTPUT_CHARS
+    assert extract_answer(at_cap, policy="strict").answer == "18"

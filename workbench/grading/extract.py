@@ -11,6 +11,11 @@ Two policies, as in the design:
 
 Extraction never judges: it returns the span it found and the rule that found it, and
 :func:`workbench.grading.compare.answers_match` decides.
+
+Extraction is linear in the length of the output, and an output longer than
+:data:`MAX_OUTPUT_CHARS` is not read at all (status ``too_long``, decided before any work), so
+one output costs well under a time limit (``bench/hostile_inputs.py`` prints what a megabyte of
+nested ``\\boxed{`` costs).
 """
 
 from __future__ import annotations
@@ -22,7 +27,12 @@ from typing import Literal
 from workbench.grading import patterns
 from workbench.grading.status import ExtractionRule, ExtractionStatus
 
-__all__ = ["Extraction", "ExtractionPolicy", "extract_answer", "last_boxed", "clean_answer_text"]
+__all__ = ["Extraction", "ExtractionPolicy", "extract_answer", "last_boxed", "clean_answer_text", "MAX_OUTPUT_CHARS"]
+
+#: Longest model output answers are extracted from, in characters (real outputs hold a few
+#: thousand; the pathological catalogue's 1 MB strings are read). A longer one gets status
+#: ``too_long``.
+MAX_OUTPUT_CHARS = 1_500_000
 
 ExtractionPolicy = Literal["strict", "flex"]
 _POLICIES = ("strict", "flex")
@@ -42,7 +52,8 @@ class Extraction:
     rule
         Which rule found it.
     status
-        ``found``, ``not_found``, or ``empty`` (the output is empty).
+        ``found``, ``not_found``, ``empty`` (the output is empty), or ``too_long`` (longer than
+        :data:`MAX_OUTPUT_CHARS`, not read).
     policy
         ``strict`` or ``flex``.
     """
@@ -245,10 +256,16 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Ex
     ('$18', 'last_number')
     >>> extract_answer("<|begin_of_solution|>The answer is 42.<|end_of_solution|>", policy="strict").answer
     '42'
+    >>> extract_answer("#### 18 " * 200_000).status.value  # 1.6 million characters: not read
+    'too_long'
     """
     if policy not in _POLICIES:
         raise ValueError(f"unknown extraction policy {policy!r}; use 'strict' or 'flex'")
-    if text is None or not text.strip():
+    if text is None:
+        return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.EMPTY, policy)
+    if len(text) > MAX_OUTPUT_CHARS:
+        return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.TOO_LONG, policy)
+    if not text.strip():
         return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.EMPTY, policy)
     if patterns.ZERO_WIDTH.search(text):  # invisible characters split numbers: "1\u200b8" is 18
         return _without_invisibles(text, policy)

@@ -69,6 +69,7 @@ class ExtractionStatus(StrEnum):
     FOUND = "found"
     NOT_FOUND = "not_found"
     EMPTY = "empty"
+    TOO_LONG = "too_long"  # longer than extract.MAX_OUTPUT_CHARS: not read
 
 
 class ExtractionRule(StrEnum):

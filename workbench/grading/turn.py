@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from workbench.grading.compare import AnswerKind, MatchPolicy, Verdict
 from workbench.grading.equivalence import ProgramMatch, compare_programs
-from workbench.grading.extract import Extraction
+from workbench.grading.extract import MAX_OUTPUT_CHARS, Extraction
 from workbench.grading.policies import (
     DEFAULT_GRADING_POLICY,
     GradingPolicy,
@@ -16,7 +16,7 @@ from workbench.grading.policies import (
     select_answer,
 )
 from workbench.grading.program import ProgramResult, TableRows, execute_program
-from workbench.grading.status import GradeStatus, MatchReason
+from workbench.grading.status import ExtractionStatus, GradeStatus, MatchReason
 
 __all__ = ["TurnGrade", "grade_turn"]
 
@@ -99,6 +99,17 @@ def _grade_under(
             f"no answer, and the program fails: {program.message}",
         )
         return PolicyGrade(policy.name, verdict, None, "program", None)
+    if extraction is not None and extraction.status is ExtractionStatus.TOO_LONG:
+        verdict = Verdict(
+            False,
+            GradeStatus.UNPARSEABLE,
+            MatchReason.UNPARSEABLE,
+            None,
+            None,
+            f"the output is longer than {MAX_OUTPUT_CHARS:,} characters (extract.MAX_OUTPUT_CHARS); "
+            "no answer is extracted from it",
+        )
+        return PolicyGrade(policy.name, verdict, None, source, extraction)
     if policy.matcher == "exact_string" and gold_display is not None:
         gold = gold_display  # the baseline compares with the answer as the dataset writes it
     # policies that compare the same answer the same way share one verdict: a SymPy comparison
