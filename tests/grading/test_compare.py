@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from workbench.grading.compare import (
     DEFAULT_POLICY,
+    MAX_ANSWER_CHARS,
     MatchPolicy,
     answer_text,
     answers_match,
@@ -251,3 +252,10 @@ def test_executed_value_matches_its_answer_text(value: float) -> None:
     verdict = answers_match(answer_text(value), answer_text(value))
     assert verdict.correct
     assert verdict.gold_value == value
+
+
+def test_a_gold_answer_over_the_size_cap_is_unparseable_with_the_reason() -> None:
+    verdict = answers_match("18", "1" * (MAX_ANSWER_CHARS + 1))
+    assert (verdict.correct, verdict.status.value, verdict.reason.value) == (False, "unparseable", "unparseable")
+    assert verdict.detail.startswith(f"the gold answer is {MAX_ANSWER_CHARS + 1:,} characters long")
+    assert answers_match("18", "18").correct  # and a normal pair is unaffected

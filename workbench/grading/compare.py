@@ -356,6 +356,12 @@ def _answers_match(
             "(compare.MAX_ANSWER_CHARS): give the final answer alone, or the whole output as raw_output"
         )
         return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, kind)
+    if len(str(gold)) > MAX_ANSWER_CHARS:  # a gold answer is capped like a prediction, before any work
+        detail = (
+            f"the gold answer is {len(str(gold)):,} characters long; an answer is read up to {MAX_ANSWER_CHARS:,} "
+            "(compare.MAX_ANSWER_CHARS): check the gold file"
+        )
+        return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, kind)
     if pred is None or is_no_answer(pred):
         return no_answer_verdict(pred)
     if non_finite(pred):  # never correct, even against a gold written the same way
