@@ -262,3 +262,14 @@ def test_control_characters_in_record_ids_and_error_messages(
     line = _one_line(code, err)
     assert not TERMINAL_CONTROL.search(out + err)
     assert "bad\\x1b[31m.jsonl" in line and "\\x1b[2J\\x07one" in line
+
+
+def test_control_characters_in_arguments_argparse_quotes(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["grade", "x.jsonl", "--out", "o", "--bogus", HOSTILE])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and not TERMINAL_CONTROL.search(err)
+    assert (
+        err.splitlines()[-1]
+        == "workbench: error: unrecognized arguments: --bogus x\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x00y"
+    )

@@ -20,7 +20,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from workbench.config import BENCHMARKS, NO_DATASET, resolve
 from workbench.errors import ReportError, UsageError, WorkbenchError
@@ -32,11 +32,17 @@ __all__ = ["main", "build_parser"]
 logger = logging.getLogger("workbench")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, quoting what was typed (``unrecognized arguments: ...``) with
+    control characters shown, not obeyed; the subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(terminal_text(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    parser = argparse.ArgumentParser(
-        prog="workbench", description="Error-analysis workbench for numerical-reasoning QA outputs."
-    )
+    parser = _Parser(prog="workbench", description="Error-analysis workbench for numerical-reasoning QA outputs.")
     parser.add_argument("--version", action="version", version=f"workbench {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 

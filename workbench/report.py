@@ -140,14 +140,15 @@ cannot run as a batch report. Fix: open notebooks/03-triage.ipynb in JupyterLab,
 def _from_caller(parameters: dict[str, Any]) -> dict[str, Any]:
     """``parameters`` with every relative input path made absolute from the caller's current
     folder (else the project root, for the bundled data): the kernel runs in the project root.
-    ``predictions`` becomes a list (a ``;``-separated text is split; list items never are)."""
+    A list stays a list (its items are never split); a ``;``-separated ``predictions`` text
+    stays a text, each of its parts made absolute."""
     out = dict(parameters)
     for key in _PATH_PARAMETERS:
         value = out.get(key)
         if isinstance(value, list | tuple):
             out[key] = [str(locate(str(v)).absolute()) for v in value]
         elif key == "predictions" and isinstance(value, str) and value.strip():
-            out[key] = [str(locate(v).absolute()) for v in split_list(value)]
+            out[key] = ";".join(str(locate(v).absolute()) for v in split_list(value))
         elif isinstance(value, str | Path) and str(value).strip() and str(value).strip().lower() != "none":
             out[key] = str(locate(value).absolute())
     return out
