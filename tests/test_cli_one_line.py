@@ -273,3 +273,24 @@ def test_control_characters_in_arguments_argparse_quotes(capsys: pytest.CaptureF
         err.splitlines()[-1]
         == "workbench: error: unrecognized arguments: --bogus x\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x00y"
     )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_a_real_full_disk_error_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error the kernel gives on a full disk, not a hand-made one: each file of the set is
+    written to /dev/full, a device that is always full (the Parquet bytes as well, since they
+    are encoded in memory and written with Python's file API)."""
+    out = tmp_path / "graded"
+    code, _, err = _run(capsys, "grade", str(GOLD), str(PREDS), "--out", str(out))
+    assert code == 0, err
+    before = _tree(out)
+    monkeypatch.setattr(Path, "write_bytes", lambda self, data: Path("/dev/full").write_text(data.hex()))
+    line = _one_line(*_run(capsys, "grade", str(GOLD), str(PREDS), "--system", "other", "--out", str(out))[::2])
+    assert line == (
+        f"workbench: error: could not write the outputs into {out} ({out / 'turns.parquet'}: no space left on device. "
+        "Fix: free some space on that disk, or write to another disk); nothing was written and the files already "
+        "there are as they were"
+    )
+    assert _tree(out) == before

@@ -26,7 +26,7 @@ from typing import Any
 from workbench.config import locate, project_root, split_list
 from workbench.errors import ReportError, UsageError
 from workbench.grading import patterns
-from workbench.io.outputs import write_atomic
+from workbench.io.outputs import parquet_writer, write_atomic
 from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
 
 __all__ = [
@@ -262,7 +262,7 @@ def run_template(
     write_atomic(html_out, lambda p: p.write_text(page, encoding="utf-8"))
     manifest_out = inside(out, f"{slug}.manifest.json")
     if verdicts is not None:
-        write_atomic(inside(out, f"{slug}.verdicts.parquet"), verdicts.write_parquet)
+        write_atomic(inside(out, f"{slug}.verdicts.parquet"), parquet_writer(verdicts))
     text = json.dumps(manifest, indent=2, default=str) + "\n"
     write_atomic(manifest_out, lambda p: p.write_text(text, encoding="utf-8"))
     line = None

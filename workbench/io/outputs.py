@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from workbench.io.gold import GoldDataset
 from workbench.io.paths import inside
 from workbench.metrics import conversations, summarize
 
-__all__ = ["file_sha256", "write_atomic", "write_atomic_set", "write_graded"]
+__all__ = ["file_sha256", "parquet_writer", "write_atomic", "write_atomic_set", "write_graded"]
 
 
 def file_sha256(path: str | Path) -> str:
@@ -41,14 +42,64 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+#: How Rust libraries (polars' Parquet writer) report an operating-system error: "No space left
+#: on device (os error 28)".
+_OS_ERROR_IN_TEXT = re.compile(r"\(os error (\d+)\)")
+
+
+def _write(write: Callable[[Path], None], tmp: Path, path: Path) -> None:
+    """``write(tmp)``, with an operating-system error that a library reported as its own
+    exception (polars' ``ComputeError``) raised as the :class:`OSError` it is, naming ``path``.
+
+    Examples
+    --------
+    >>> def full_disk(tmp):  # what polars raises when the disk is full
+    ...     raise pl.exceptions.ComputeError("parquet: underlying IO error: No space left on device (os error 28)")
+    >>> _write(full_disk, Path("t.tmp"), Path("out/a.parquet"))
+    Traceback (most recent call last):
+    ...
+    OSError: [Errno 28] No space left on device: 'out/a.parquet'
+    """
+    try:
+        write(tmp)
+    except OSError:
+        raise
+    except Exception as exc:
+        found = _OS_ERROR_IN_TEXT.search(str(exc))
+        if found is None:
+            raise
+        code = int(found.group(1))
+        raise OSError(code, os.strerror(code), str(path)) from exc
+
+
+def parquet_writer(frame: pl.DataFrame, **options: Any) -> Callable[[Path], None]:
+    """A ``write(path)`` for :func:`write_atomic` and :func:`write_atomic_set`: the frame is
+    encoded in memory, then written with Python's file API, so a full disk is the
+    :class:`OSError` it is (polars' own writer says "Invalid thrift: transport error").
+    The bytes are those ``frame.write_parquet(path, **options)`` writes."""
+
+    def write(path: Path) -> None:
+        buffer = io.BytesIO()
+        frame.write_parquet(buffer, **options)
+        path.write_bytes(buffer.getvalue())
+
+    return write
+
+
 def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it over ``path``."""
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it over ``path``.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be written (a full disk...); ``path`` is left as it was.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        write(tmp)
+        _write(write, tmp, path)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     finally:
@@ -97,7 +148,7 @@ def write_atomic_set(items: Sequence[tuple[Path, Callable[[Path], None]]]) -> li
             fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             os.close(fd)
             temps.append(Path(tmp_name))
-            write(temps[-1])
+            _write(write, temps[-1], path)
             os.chmod(temps[-1], 0o644)
         for tmp, (path, _) in zip(temps, items, strict=True):
             current = path
@@ -224,7 +275,7 @@ def write_graded(
     write_atomic_set(
         [
             *(
-                (paths[name], partial(frame.write_parquet, compression="zstd", statistics=True))
+                (paths[name], parquet_writer(frame, compression="zstd", statistics=True))
                 for name, frame in frames.items()
             ),
             (paths["summary"], lambda p: p.write_text(text, encoding="utf-8")),
