@@ -205,3 +205,19 @@ def test_cli_report_takes_paths_from_the_callers_folder_and_keeps_semicolons_in_
     assert done.stdout.splitlines()[0] == f"notebook: {here / 'out' / graded.name.removesuffix('.graded')}.ipynb"
     assert not (REPO / "out").exists()
     print(f"report from another folder: stderr {done.stderr!r}; {summary['systems']['a;b']['n_turns']} turns graded")
+
+
+def test_relative_paths_are_the_callers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inputs from the caller's folder (else the project root, where the bundled data is);
+    output folders always in the caller's folder; list items never split at ';'."""
+    from workbench.report import _from_caller
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a;b.jsonl").write_text("{}\n", encoding="utf-8")
+    given = {"predictions": ["a;b.jsonl"], "systems": ["a;b"], "dataset": "data/convfinqa/dev.json"}
+    assert _from_caller({**given, "graded_dir": "reports"}) == {
+        "predictions": [str(tmp_path / "a;b.jsonl")],
+        "systems": ["a;b"],
+        "dataset": str(REPO / "data/convfinqa/dev.json"),
+        "graded_dir": str(tmp_path / "reports"),
+    }

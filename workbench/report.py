@@ -45,7 +45,9 @@ DEFAULT_TEMPLATE = "01-overview"
 INTERACTIVE_TEMPLATES = frozenset({"03-triage"})
 #: Template parameters that name input files, as one path or (``predictions``) a list;
 #: relative ones are taken from the caller's current folder (see :func:`workbench.config.locate`).
-_PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store", "graded_dir")
+_PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store")
+#: Template parameters that name an output folder: relative ones are in the caller's folder.
+_OUTPUT_PARAMETERS = ("graded_dir",)
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#fafafa;color:#222}
@@ -139,10 +141,13 @@ cannot run as a batch report. Fix: open notebooks/03-triage.ipynb in JupyterLab,
 
 def _from_caller(parameters: dict[str, Any]) -> dict[str, Any]:
     """``parameters`` with every relative input path made absolute from the caller's current
-    folder (else the project root, for the bundled data): the kernel runs in the project root.
-    A list stays a list (its items are never split); a ``;``-separated ``predictions`` text
+    folder (else the project root, for the bundled data), and every relative output folder
+    from the caller's folder: the kernel runs in the project root. A list stays a list (its items are never split); a ``;``-separated ``predictions`` text
     stays a text, each of its parts made absolute."""
     out = dict(parameters)
+    for key in _OUTPUT_PARAMETERS:
+        if isinstance(out.get(key), str | Path) and str(out[key]).strip():
+            out[key] = str(Path(out[key]).expanduser().absolute())
     for key in _PATH_PARAMETERS:
         value = out.get(key)
         if isinstance(value, list | tuple):
