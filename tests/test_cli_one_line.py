@@ -269,9 +269,18 @@ def test_control_characters_in_arguments_argparse_quotes(capsys: pytest.CaptureF
         main(["grade", "x.jsonl", "--out", "o", "--bogus", HOSTILE])
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and not TERMINAL_CONTROL.search(err)
-    assert (
-        err.splitlines()[-1]
-        == "workbench: error: unrecognized arguments: --bogus x\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x00y"
+    assert err == (
+        "workbench: error: unrecognized arguments: --bogus x\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x00y. "
+        "Fix: see 'workbench --help'\n"
+    )
+
+
+def test_argparse_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["grade", "x.jsonl"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == (
+        "workbench grade: error: the following arguments are required: --out. Fix: see 'workbench grade --help'\n"
     )
 
 

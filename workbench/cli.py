@@ -37,7 +37,8 @@ class _Parser(argparse.ArgumentParser):
     control characters shown, not obeyed; the subcommands' parsers are of this class too."""
 
     def error(self, message: str) -> NoReturn:
-        super().error(terminal_text(message))
+        """One line on standard error (argparse prints the usage first), then exit 2."""
+        self.exit(2, f"{self.prog}: error: {terminal_text(message)}. Fix: see '{self.prog} --help'\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -267,7 +268,7 @@ def _export(args: argparse.Namespace) -> int:
         inputs=[] if args.annotations is None else [args.annotations],
     )
     for name, path in result.files.items():
-        print(f"{name}: {path}")
+        _say(f"{name}: {path}")
     return 0
 
 

@@ -94,7 +94,7 @@ from workbench.io.gold import (
     plain_number,
 )
 from workbench.io.jsonfiles import read_json, read_text
-from workbench.io.outputs import file_sha256, write_atomic
+from workbench.io.outputs import file_sha256, parquet_writer, write_atomic
 from workbench.io.paths import inside
 from workbench.schema import ACTIVE_ANNOTATIONS
 
@@ -765,7 +765,7 @@ def _table_frame(
 
     def writer(out: pl.DataFrame) -> Writer:
         if suffix == ".parquet":  # Parquet keeps every value verbatim
-            return out.write_parquet
+            return parquet_writer(out)
         return _CsvFile(out, "\t" if suffix == ".tsv" else ",")
 
     return frame, record_ids, writer
@@ -1204,7 +1204,7 @@ def export_cleaned(
             [assignment, marked.with_columns(split=pl.lit("excluded"), stratum=pl.lit(None, pl.String))]
         )
         writers["split"] = _CsvFile(split_table)
-    writers["annotations_parquet"] = active.write_parquet
+    writers["annotations_parquet"] = parquet_writer(active)
     writers["annotations_csv"] = _CsvFile(active)
 
     out.parent.mkdir(parents=True, exist_ok=True)
