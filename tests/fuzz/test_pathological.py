@@ -176,7 +176,10 @@ def test_one_percent_pathological_changes_no_other_verdict(capsys: pytest.Captur
         | (pl.col("status") != pl.col("status_batch"))
         | (pl.col("reason") != pl.col("reason_batch"))
     )
-    assert changed.is_empty(), changed.head(5)
+    if not changed.is_empty():  # say which: the verdicts and details of both runs
+        shown = changed.select(keys).join(alone.turns, on=keys).join(mixed.turns, on=keys, suffix="_batch")
+        detail = shown.select(*keys, "answer", *verdict, "detail", *[f"{c}_batch" for c in verdict], "detail_batch")
+        raise AssertionError(detail.to_dicts()[:5])
 
     patho = batch[positions].select(keys).with_columns(pl.Series("entry", [e["id"] for e in used]))
     graded = patho.join(mixed.turns, on=keys, how="left").select("entry", "status", "correct", "detail")

@@ -101,6 +101,9 @@ _PRELOAD_MODULES = (
     "workbench.grading.symbolic",
     "workbench.grading.equivalence",
 )
+#: Functions a worker calls (module, name) before it says it is ready: first-use work of the parsers,
+#: which would otherwise count against the first call's CPU limit in each fresh worker.
+_WARM_UP_CALLS = (("workbench.grading.symbolic", "warm_up"),)
 #: Loggers silenced in workers: math-verify warns once per process that its own timeouts are off.
 _QUIET_LOGGERS = ("math_verify", "latex2sympy2_extended")
 
@@ -109,6 +112,7 @@ _STARTUP_LIMIT = 120.0  # seconds a new worker may take to import its modules
 _MAX_MESSAGE_CHARS = 500  # exception messages sent back are cut to this length
 _PARENT_CHECK_INTERVAL = 1.0  # seconds between a worker's checks that its parent is alive
 _MIN_WAIT = 0.01  # shortest sleep between two reads of a worker's CPU time (the kernel counts in ticks)
+_EXIT_WAIT = 2.0  # seconds to wait for the exit status of a worker whose output closed
 _READY = "ready"
 #: ``-m`` warns if the package's ``__init__`` has already imported this module; harmless for a worker.
 _RUNPY_WARNING = "ignore:'workbench.grading.limits' found in sys.modules:RuntimeWarning"
@@ -579,7 +583,8 @@ def call_with_limit(
             clean = True
             return done(LimitStatus(status), value, message)
         except _WorkerGone as exc:
-            time.sleep(0.01)  # let the exit status arrive
+            with contextlib.suppress(subprocess.TimeoutExpired):  # its output closed: it is exiting
+                worker.proc.wait(timeout=_EXIT_WAIT)
             detail = _describe_exit(worker.proc.poll())
             _POOL.discard(worker, generation, replace=True)
             clean = True
@@ -702,6 +707,11 @@ def _serve() -> None:
             pass
     for name in _QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.ERROR)
+    for module_name, function_name in _WARM_UP_CALLS:
+        try:
+            getattr(importlib.import_module(module_name), function_name)()
+        except Exception:  # a warm-up that fails leaves the first call to pay for it
+            logger.debug("warm-up %s.%s failed", module_name, function_name, exc_info=True)
 
     try:
         _write_message(wfd, _READY)
