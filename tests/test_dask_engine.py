@@ -201,3 +201,35 @@ def test_the_listening_host_is_an_explicit_option(monkeypatch: pytest.MonkeyPatc
     [where] = seen
     for server in ("scheduler", "dashboard", "workers"):
         assert _hosts(where[server]) == {"127.0.0.2"}, (server, where[server])
+
+
+def test_cli_dask_host_moves_the_runs_cluster(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``workbench grade --engine dask --dask-host 127.0.0.2``: the run's own cluster listens
+    there (the user asked), and the graded turns equal the local engine's."""
+    seen = _recording_clusters(monkeypatch)
+    _grade_cli(["--dataset", "none", str(TORA)], tmp_path / "local")
+    _grade_cli(["--dataset", "none", str(TORA), "--engine", "dask", "--dask-host", "127.0.0.2"], tmp_path / "dask")
+    [where] = seen
+    for server in ("scheduler", "dashboard", "workers"):
+        assert _hosts(where[server]) == {"127.0.0.2"}, (server, where[server])
+    assert (tmp_path / "dask/turns.parquet").read_bytes() == (tmp_path / "local/turns.parquet").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ([], "--dask-host was given with the local engine. Fix: add --engine dask, or drop --dask-host"),
+        (
+            ["--engine", "dask", "--scheduler", "tcp://127.0.0.1:9"],
+            "--dask-host sets where a cluster started for the run listens, but --scheduler names a running one. "
+            "Fix: drop one of them",
+        ),
+    ],
+)
+def test_dask_host_needs_a_cluster_of_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], expected: str
+) -> None:
+    args = ["grade", "--dataset", "none", str(TORA), "--dask-host", "127.0.0.2", *extra, "--out", str(tmp_path / "o")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err == f"workbench: error: {expected}\n"

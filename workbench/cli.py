@@ -79,6 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="with --engine dask: the scheduler to use (tcp://HOST:8786); default: a local cluster for the run",
     )
+    grade.add_argument(
+        "--dask-host",
+        default=None,
+        metavar="HOST",
+        help="with --engine dask and no --scheduler: the interface the run's local cluster and its dashboard "
+        "listen on (default 127.0.0.1, this machine only)",
+    )
     _common(grade)
 
     notes = sub.add_parser("annotations", help="import or list annotations (the triage notebook's store)")
@@ -280,7 +287,7 @@ def _grade(args: argparse.Namespace) -> int:
     config = resolve(
         dataset=dataset, predictions=predictions, systems=args.system, column_map=args.maps, benchmark=args.benchmark
     )
-    run = grade_run(config, engine=args.engine, scheduler=args.scheduler)
+    run = grade_run(config, engine=args.engine, scheduler=args.scheduler, host=args.dask_host)
     try:
         paths = run.write(args.out)
     except OSError as exc:

@@ -50,15 +50,26 @@ def grade_on_engine(
     *,
     engine: str = "local",
     scheduler: str | None = None,
+    host: str | None = None,
     **options: Any,
 ) -> GradedRun:
-    """:func:`workbench.grade.grade_predictions` on ``engine`` (``local`` or ``dask``)."""
+    """:func:`workbench.grade.grade_predictions` on ``engine`` (``local`` or ``dask``).
+
+    ``host`` is the interface a local Dask cluster started for the run listens on
+    (:data:`LISTEN_HOST` when ``None``)."""
     if engine == "local":
         if scheduler is not None:
             raise UsageError("--scheduler was given with the local engine. Fix: add --engine dask, or drop --scheduler")
+        if host is not None:
+            raise UsageError("--dask-host was given with the local engine. Fix: add --engine dask, or drop --dask-host")
         return grade_predictions(gold, list(predictions), **options)
     if engine == "dask":
-        return grade_dask(gold, predictions, scheduler=scheduler, **options)
+        if host is not None and scheduler is not None:
+            raise UsageError(
+                "--dask-host sets where a cluster started for the run listens, but --scheduler names a running one. "
+                "Fix: drop one of them"
+            )
+        return grade_dask(gold, predictions, scheduler=scheduler, host=host or LISTEN_HOST, **options)
     raise UsageError(f"unknown engine '{engine}'. Fix: use one of {', '.join(ENGINES)}")
 
 

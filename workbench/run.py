@@ -100,7 +100,9 @@ def _check_benchmark(config: RunConfig, found: str) -> str:
     return found
 
 
-def grade_run(config: RunConfig, *, engine: str = "local", scheduler: str | None = None) -> Run:
+def grade_run(
+    config: RunConfig, *, engine: str = "local", scheduler: str | None = None, host: str | None = None
+) -> Run:
     """Load the gold set and every prediction file of ``config`` and grade them.
 
     Without a dataset (``config.dataset is None``) the gold is read from the prediction
@@ -108,7 +110,8 @@ def grade_run(config: RunConfig, *, engine: str = "local", scheduler: str | None
     question text.
 
     ``engine="dask"`` grades on a Dask cluster (the scheduler at ``scheduler``, or a local
-    cluster started for the run); the result equals the local engine's. See
+    cluster started for the run, listening on ``host``, 127.0.0.1 unless given); the result
+    equals the local engine's. See
     :mod:`workbench.engines`.
 
     Raises
@@ -139,7 +142,7 @@ def grade_run(config: RunConfig, *, engine: str = "local", scheduler: str | None
     benchmark = _check_benchmark(config, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))
     kind = _KIND_BY_BENCHMARK.get(benchmark, "auto")
     graded = grade_on_engine(
-        gold, frames, engine=engine, scheduler=scheduler, policy=config.policy, kind=kind, benchmark=benchmark
+        gold, frames, engine=engine, scheduler=scheduler, host=host, policy=config.policy, kind=kind, benchmark=benchmark
     )
     return Run(
         config=config, gold=gold, graded=graded, prediction_files=tuple(files), predictions=tuple(frames), kind=kind
