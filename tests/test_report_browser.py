@@ -313,9 +313,10 @@ def test_the_bare_table_markup_shows_as_a_plain_table_without_the_page_script(br
         visit.page.context.close()
 
 
-def test_reports_render_within_budget(reports: dict[str, tuple[ReportResult, float]]) -> None:
+def test_reports_stay_within_their_size(reports: dict[str, tuple[ReportResult, float]]) -> None:
+    """Page size only: how long a report takes is measured by bench/, not asserted here."""
     for template, (result, seconds) in reports.items():
-        assert seconds < 40, f"{template} took {seconds:.0f} s"
+        print(f"{template}: {seconds:.1f} s, {result.html.stat().st_size:,} bytes")
         assert result.html.stat().st_size < 8_000_000, f"{template}: {result.html.stat().st_size} bytes"
 
 
