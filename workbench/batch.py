@@ -98,23 +98,17 @@ def _expanded_size(root: Any, file: str) -> int:
                     fix="write the entries out, or use each alias ('*name') on plain values only",
                 )
             continue
-        if id(node) in open_nodes:
-            raise InputError(
-                file,
-                "an alias refers to a value that contains it",
-                location=f"line {node.start_mark.line + 1}",
-                fix="use an alias ('*name') only after its anchor's value has ended",
-            )
-        open_nodes.add(id(node))
-        stack.append((node, True))
-        for child in children:
-            if id(child) in open_nodes:
+        for inner in (node, *children):
+            if id(inner) in open_nodes:
                 raise InputError(
                     file,
                     "an alias refers to a value that contains it",
-                    location=f"line {child.start_mark.line + 1}",
+                    location=f"line {inner.start_mark.line + 1}",
                     fix="use an alias ('*name') only after its anchor's value has ended",
                 )
+        open_nodes.add(id(node))
+        stack.append((node, True))
+        for child in children:
             if id(child) not in sizes:
                 stack.append((child, False))
     return sizes[id(root)]
