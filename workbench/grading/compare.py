@@ -8,6 +8,13 @@ prediction reports; the percent/decimal reading (decided by the unit the output
 declares, then by cues in the question). LaTeX and expressions that are not plain
 numbers go to SymPy (:mod:`workbench.grading.symbolic`) under a time limit.
 
+Scale words are read, never dropped (``48.7 million`` is 48700000, and is not ``48.7
+thousand``); a bare number meeting an amount with a scale word is read in the unit the question
+or the output states ("in millions"), else in the other side's unit. An explicit ``%`` is never
+dropped: only a bare number is read x100 (a ``%`` prediction against a bare gold reads the gold in
+percent units, unless a ratio is asked for), and in the units the prediction is written in,
+integers are exact ("2017" is not "2018%").
+
 A mismatch is typed: sign flip, scale 10^k, percent confusion, rounding beyond
 tolerance, wrong value, no answer, unparseable, timeout.
 """
@@ -16,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Literal
 
 from workbench.grading import patterns
@@ -35,6 +43,7 @@ __all__ = [
     "percent_cue",
     "UnitCue",
     "no_answer_verdict",
+    "scale_cue",
     "MAX_ANSWER_CHARS",
     "non_finite",
 ]
@@ -176,7 +185,16 @@ def _close(a: float, b: float, rel_tol: float) -> bool:
 
 
 def _is_integer_text(number: ParsedNumber) -> bool:
-    return number.decimals == 0 and not number.is_percent and "e" not in number.text
+    return number.decimals == 0 and not number.is_percent and "e" not in number.text and not number.scale
+
+
+def _written_integer(number: ParsedNumber) -> bool:
+    """The digits are written as an integer, percent sign or not (``2017``, ``2018%``)."""
+    return number.decimals == 0 and "e" not in number.text and not number.scale
+
+
+def _integral(value: float) -> bool:
+    return abs(value - round(value)) <= 1e-9 * max(1.0, abs(value))
 
 
 def significant_digits(number: ParsedNumber) -> int:
@@ -195,7 +213,8 @@ def significant_digits(number: ParsedNumber) -> int:
 def _at_reported_precision(pred: ParsedNumber, value: float) -> bool:
     if pred.decimals == 0 or significant_digits(pred) < 2:
         return False
-    return abs(pred.value - value) <= 0.5 * 10.0 ** (-pred.decimals) * (1 + 1e-9)
+    # "48.7 million" reports 1 decimal of millions: 10^5 units
+    return abs(pred.value - value) <= 0.5 * 10.0 ** (pred.scale - pred.decimals) * (1 + 1e-9)
 
 
 def _boolean(text: str) -> bool | None:
@@ -209,9 +228,10 @@ def _boolean(text: str) -> bool | None:
 def read_number(text: str) -> ParsedNumber | None:
     r"""Read an answer that is one number, in any of the ways answers write numbers.
 
-    Tries, in order: a plain number (currency, separators, percent, accounting negatives);
-    the same after removing LaTeX wrappers (``\text{}``, ``\$``, ``\%``); a number followed by
-    a short unit word (``15.97 ml``); a LaTeX number (``\frac{3}{7}``, ``3/7``).
+    Tries, in order: a plain number (currency, separators, percent, accounting negatives, scale
+    words); the same after removing LaTeX wrappers (``\text{}``, ``\$``, ``\%``); a number followed
+    by a short unit word (``15.97 ml``); a LaTeX number (``\frac{3}{7}``, ``3/7``), with a percent
+    sign after it applied as after a plain number (``\frac{3}{4}\%`` is 0.0075).
 
     Examples
     --------
@@ -219,6 +239,8 @@ def read_number(text: str) -> ParsedNumber | None:
     (15.97, 1.33, 0.12)
     >>> round(read_number(r"\frac{3}{7}").value, 6), read_number("x + 1") is None
     (0.428571, True)
+    >>> read_number(r"\frac{3}{4}\%").fraction, read_number("48.7 million").value
+    (0.0075, 48700000.0)
     """
     number = parse_number(text)
     if number is not None:
@@ -232,11 +254,17 @@ def read_number(text: str) -> ParsedNumber | None:
         number = parse_number(with_unit.group("number"))
         if number is not None:
             return number
-    value = latex_number(text)
+    percent = patterns.TRAILING_PERCENT.search(cleaned)
+    if percent is not None and percent.start() > 0:  # \frac{3}{4}\%, 3/4 percent: the sign counts
+        value = latex_number(cleaned[: percent.start()])
+    else:
+        percent, value = None, latex_number(text)
     if value is None or not math.isfinite(value):
         return None
     integral = value == int(value)
-    return ParsedNumber(value=value, is_percent=False, decimals=0 if integral else 12, text=normalize_answer(text))
+    return ParsedNumber(
+        value=value, is_percent=percent is not None, decimals=0 if integral else 12, text=normalize_answer(text)
+    )
 
 
 UnitCue = Literal["percent", "ratio", "plain"]
@@ -269,6 +297,33 @@ def percent_cue(question: str | None, unit: str | None) -> UnitCue | None:
             return "percent"
         if patterns.RATIO_CUE.search(question):
             return "ratio"
+    return None
+
+
+#: The power of ten of each unit a question or an output can state (``in millions``).
+_CUE_EXPONENTS = {"thousands": 3, "millions": 6, "billions": 9, "trillions": 12}
+_CUE_WORDS = {exponent: word for word, exponent in _CUE_EXPONENTS.items()}
+
+
+@memoize(max_chars=4096, maxsize=1 << 14)
+def scale_cue(question: str | None, unit: str | None) -> int | None:
+    """The power of ten the amounts are stated in, when the output declares it (``millions``)
+    or the question says so ("(in millions)", "in $ thousands"); ``None`` when nothing says.
+
+    Examples
+    --------
+    >>> scale_cue("what was the change in revenue (in millions)?", None), scale_cue("and in 2011?", "thousands")
+    (6, 3)
+    >>> scale_cue("what were the net sales in 2009?", None) is None
+    True
+    """
+    declared = _CUE_EXPONENTS.get((unit or "").strip().lower())
+    if declared is not None:
+        return declared
+    if question and "in " in question.lower():
+        match = patterns.SCALE_CUE.search(question)
+        if match is not None:
+            return _CUE_EXPONENTS[match.group("word").lower()]
     return None
 
 
@@ -462,7 +517,10 @@ def _compare_text(pred: str, gold: str) -> Verdict:
 
 
 def _precision(number: ParsedNumber) -> int:
-    """Decimals the writer reported; an integer with trailing zeros reports fewer (``16750000``: -4)."""
+    """Decimals the writer reported; an integer with trailing zeros reports fewer (``16750000``: -4),
+    and so does a scale word (``48.7 million``: -5)."""
+    if number.scale:
+        return number.decimals - number.scale
     if number.decimals or not _is_integer_text(number):
         return number.decimals
     digits = str(abs(int(number.value)))
@@ -486,11 +544,23 @@ class _CueOf:
             self._read = True
         return self._cue
 
+    def scale(self) -> int | None:
+        """The power of ten the question or the output states amounts in (``in millions``: 6)."""
+        return scale_cue(*self._args) if self._args is not None else None
 
-def _percent_allowed(pred: ParsedNumber, cue_of: _CueOf, upward: bool, bare: bool = True) -> tuple[bool, str]:
+
+def _percent_allowed(
+    pred: ParsedNumber, cue_of: _CueOf, upward: bool, bare: bool = True, gold: ParsedNumber | None = None
+) -> tuple[bool, str]:
     """Whether reading ``pred`` in the other unit is allowed, and why. ``upward``: the
-    prediction is in percent units for a ratio gold; otherwise a ratio for a percent gold."""
+    prediction is in percent units for a ratio gold; otherwise a ratio for a percent gold.
+    A prediction with a ``%`` sign is never read without it: the reading is of a bare gold,
+    taken in percent units, and not when the gold carries a sign too or a ratio is asked for."""
     if pred.is_percent:
+        if gold is not None and gold.is_percent:
+            return False, "both carry a % sign, so neither is read in the other unit"
+        if cue_of() == "ratio":
+            return False, "a ratio is asked for, so the bare gold is not read in percent units"
         return True, "the % sign says it is a percentage"
     if not bare:
         return False, "the gold is in the unit the question asks, so a bare number is not read x100"
@@ -504,7 +574,13 @@ def _percent_allowed(pred: ParsedNumber, cue_of: _CueOf, upward: bool, bare: boo
     return False, f"a {cue} is asked for"
 
 
-def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: _CueOf | None = None) -> Verdict:
+def _compare_numbers(
+    pred: ParsedNumber,
+    gold: ParsedNumber,
+    policy: MatchPolicy,
+    cue: _CueOf | None = None,
+    unit_readings: bool = True,
+) -> Verdict:
     cue = cue if cue is not None else _CueOf(use=False)
     p, g = pred.fraction, gold.fraction
 
@@ -530,6 +606,12 @@ def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy
             MatchReason.REPORTED_PRECISION,
             f"{g_as_written:g} rounded to {pred.decimals} decimals is {pred.text}",
         )
+    if not unit_readings:  # the comparison inside a scale reading: no further reading
+        return _mismatch(pred, gold, policy, verdict, cue)
+    if bool(pred.scale) != bool(gold.scale) and not (pred.is_percent or gold.is_percent):
+        scaled = _scale_reading(pred, gold, policy, cue)
+        if scaled is not None:
+            return scaled
     # (prediction rescaled to gold units, gold in the prediction's units, how it was read, upward)
     readings = (
         (pred.value / 100.0, g * 100.0, "as a percent", True),
@@ -540,14 +622,57 @@ def _compare_numbers(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy
     for value, gold_in_pred_units, how, upward in readings:
         if g == 0:
             break
-        precise = policy.accept_reported_precision and _at_reported_precision(pred, gold_in_pred_units)
-        if _close(value, g, policy.rel_tol) or precise:
-            allowed, why = _percent_allowed(pred, cue, upward, policy.bare_percent_reading)
+        if policy.integers_exact and _written_integer(pred) and _integral(gold_in_pred_units):
+            # integers exact in the units the prediction is written in: "2017" is not "2018%"
+            hit = pred.value == round(gold_in_pred_units)
+        else:
+            precise = policy.accept_reported_precision and _at_reported_precision(pred, gold_in_pred_units)
+            hit = _close(value, g, policy.rel_tol) or precise
+        if hit:
+            allowed, why = _percent_allowed(pred, cue, upward, policy.bare_percent_reading, gold)
             if policy.accept_percent_reading and allowed:
                 return verdict(True, MatchReason.PERCENT_READING, f"{pred.text} read {how} is {value:g} = {g:g}: {why}")
             why = why if not allowed else "the policy does not accept unit readings"
             return verdict(False, MatchReason.PERCENT_CONFUSION, f"{pred.text} matches {g:g} only read {how}; {why}")
     return _mismatch(pred, gold, policy, verdict, cue)
+
+
+def _rescaled(number: ParsedNumber, exponent: int, word: str) -> ParsedNumber | None:
+    """``number`` read in units of 10^exponent (a bare ``48.7`` read in millions); ``None`` past
+    the float range."""
+    value = float(Decimal(repr(number.value)).scaleb(exponent))
+    if not math.isfinite(value):
+        return None
+    return ParsedNumber(value, False, number.decimals, number.text, exponent, word)
+
+
+def _scale_reading(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: _CueOf) -> Verdict | None:
+    """Compare a bare number with an amount that has a scale word, the bare one read in the unit
+    the question or the output states ("in millions"), else in the other side's unit. ``None``
+    when nothing states a unit and the reading does not match: the cascade goes on."""
+    stated = cue.scale()
+    scaled_side = gold if gold.scale else pred
+    exponent = stated if stated is not None else scaled_side.scale
+    unit = _CUE_WORDS.get(exponent, f"units of 10^{exponent}")
+    why = (
+        f"the question or the output says in {unit}"
+        if stated is not None
+        else f"the unit of the {'gold' if gold.scale else 'prediction'}"
+    )
+    word = f"in {unit}"
+    read = _rescaled(pred if gold.scale else gold, exponent, word)
+    if read is None:
+        return None
+    if gold.scale:
+        result = _compare_numbers(read, gold, policy, cue, unit_readings=False)
+        how = f"{pred.text} read {word} ({why})"
+    else:
+        result = _compare_numbers(pred, read, policy, cue, unit_readings=False)
+        how = f"the gold {gold.text} read {word} ({why})"
+    if not result.correct and stated is None:
+        return None
+    detail = f"{how}: {result.detail}"
+    return Verdict(result.correct, result.status, result.reason, result.pred_value, result.gold_value, detail)
 
 
 def _is_rounding(p: float, p_decimals: int, g: float, g_decimals: int, band: float) -> bool:
@@ -560,7 +685,7 @@ def _is_rounding(p: float, p_decimals: int, g: float, g_decimals: int, band: flo
 
 def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdict, cue: _CueOf):  # type: ignore[no-untyped-def]
     p, g = pred.fraction, gold.fraction
-    g_decimals = _precision(gold) - (2 if gold.is_percent else 0)  # decimals of the fraction
+    g_decimals = _precision(gold) + (2 if gold.is_percent else 0)  # decimals of the fraction: 14.1% is 0.141
     if g != 0 and p != 0:
         candidates = [p] if pred.is_percent else [p, pred.value / 100.0, pred.value * 100.0]
         if any(_close(-c, g, policy.rel_tol) for c in candidates):
@@ -569,9 +694,13 @@ def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdi
         p_decimals = _precision(pred)
         unit_shifts = [(0, "")] if pred.is_percent else [(0, ""), (2, " read as a percent"), (-2, " read as a ratio")]
         if pred.is_percent:
-            unit_shifts = [(2, "")]
+            unit_shifts = [(2, "")]  # the prediction's own units, not a reading
         for shift, how in unit_shifts:
-            if shift and not _percent_allowed(pred, cue, shift > 0, policy.bare_percent_reading)[0]:
+            if (
+                shift
+                and not pred.is_percent
+                and not _percent_allowed(pred, cue, shift > 0, policy.bare_percent_reading)[0]
+            ):
                 continue  # that reading is the one the question or the output rules out
             value, gold_in_units = pred.value, g * 10.0**shift
             if _is_rounding(value, p_decimals, gold_in_units, g_decimals - shift, policy.rounding_band):
@@ -584,5 +713,9 @@ def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdi
         k = round(math.log10(ratio))
         if k != 0 and _close(ratio, 10.0**k, policy.rel_tol):
             reason = MatchReason.PERCENT_CONFUSION if abs(k) == 2 else MatchReason.SCALE
-            return verdict(False, reason, f"{pred.text} is {g:g} scaled by 10^{k}")
+            words = ""
+            if pred.scale != gold.scale and k == pred.scale - gold.scale:  # the scale words decided it
+                said, gold_said = pred.scale_word or "no scale word", gold.scale_word or "no scale word"
+                words = f": the prediction says {said}, the gold {gold_said}"
+            return verdict(False, reason, f"{pred.text} is {g:g} scaled by 10^{k}{words}")
     return verdict(False, MatchReason.WRONG_VALUE, f"{pred.text} ({p:g}) is not {g:g}")

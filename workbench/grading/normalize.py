@@ -22,19 +22,27 @@ class ParsedNumber:
     Attributes
     ----------
     value
-        The number as written, with a percent sign *not* applied (``"14.1%"`` gives 14.1).
+        The number as written, with a percent sign *not* applied (``"14.1%"`` gives 14.1) and a
+        scale word applied (``"48.7 million"`` gives 48700000).
     is_percent
-        Whether the text carried ``%`` or ``percent``.
+        Whether the text carried ``%``, ``percent`` or ``pct``.
     decimals
-        Digits after the decimal point as written (precision the writer reported).
+        Digits after the decimal point as written (precision the writer reported), before any
+        scale word: ``"48.7 million"`` has 1.
     text
         The normalised text the number was read from.
+    scale
+        The power of ten a scale word applied (``"48.7 million"``: 6), 0 without one.
+    scale_word
+        The scale word as written (``"million"``, ``"m"``, ``"bn"``), empty without one.
     """
 
     value: float
     is_percent: bool
     decimals: int
     text: str
+    scale: int = 0
+    scale_word: str = ""
 
     @property
     def fraction(self) -> float:
@@ -84,29 +92,47 @@ def _decimals(literal: str) -> int:
     return len(mantissa.split(".")[1]) if "." in mantissa else 0
 
 
+#: The power of ten of each scale word or abbreviation (lower case, as normalised text has it).
+SCALE_EXPONENTS: dict[str, int] = {
+    "thousand": 3, "thousands": 3, "k": 3,
+    "million": 6, "millions": 6, "m": 6, "mm": 6, "mn": 6,
+    "billion": 9, "billions": 9, "b": 9, "bn": 9,
+    "trillion": 12, "trillions": 12,
+}  # fmt: skip
+#: Abbreviations that are a scale only beside a currency or written in capitals (``$48.7m``,
+#: ``48.7M``): alone and in lower case, ``5 m`` or ``5 mm`` may be a length, ``5 k`` a unit
+#: (``bn`` and ``mn`` are nothing else).
+_SCALE_ABBREVIATIONS = frozenset({"k", "m", "mm", "b"})
+
+
 @memoize(max_chars=256)
 def parse_number(text: str) -> ParsedNumber | None:
     """Read an answer that is a single number; ``None`` when the text is not one.
 
-    Accepts thousands separators, currency symbols, percent signs, unicode minus and
-    accounting negatives in parentheses.
+    Accepts thousands separators, currency symbols and codes before or after (``$``, ``€``,
+    ``£``, ``¥``, ``USD``, ``EUR 12``), percent signs (``%``, ``percent``, ``pct``), unicode minus,
+    accounting negatives in parentheses (``(245)``, ``$(245)``, ``($ 245)``, ``(245) thousand``),
+    scale words (``48.7 million``; ``k``, ``m``, ``mm``, ``bn``, ``b`` beside a currency or in
+    capitals: ``$48.7m``, ``48.7M``) and an ``approx.``/``~`` prefix.
 
     Examples
     --------
     >>> parse_number("(1,234.50)")
-    ParsedNumber(value=-1234.5, is_percent=False, decimals=2, text='(1,234.50)')
+    ParsedNumber(value=-1234.5, is_percent=False, decimals=2, text='(1,234.50)', scale=0, scale_word='')
     >>> parse_number("14.1%").fraction
     0.141
-    >>> parse_number("about 3") is None
-    True
+    >>> parse_number("$48.7m").value, parse_number("48,700 thousand").value, parse_number("$(245)").value
+    (48700000.0, 48700000.0, -245.0)
+    >>> parse_number("about 3") is None, parse_number("5 m") is None
+    (True, True)
     """
     norm = normalize_answer(text)
     body, negate = norm, False
     if len(body) >= 2 and body[0] == "(" and body[-1] == ")":
         body, negate = body[1:-1].strip(), True
     match = patterns.WHOLE_NUMBER_ANSWER.match(body)
-    if match is None:
-        return None
+    if match is None:  # plain numbers stop above; the rest is read as a finance amount
+        return _parse_amount(text, norm)
     literal = match.group("num")
     value = float(literal.replace(",", ""))
     if not math.isfinite(value):
@@ -121,6 +147,43 @@ def parse_number(text: str) -> ParsedNumber | None:
         is_percent=match.group("pct") is not None,
         decimals=_decimals(literal),
         text=norm,
+    )
+
+
+def _parse_amount(text: str, norm: str) -> ParsedNumber | None:
+    """The finance reading of :func:`parse_number`: scale words, currency codes, parentheses
+    anywhere around the amount, ``approx.``/``~``."""
+    body = patterns.APPROX_PREFIX.sub("", norm, count=1)
+    match = patterns.FINANCE_AMOUNT.match(body)
+    if match is None:
+        return None
+    opens = (match.group("open") is not None) + (match.group("open2") is not None)
+    closes = (match.group("close") is not None) + (match.group("close2") is not None)
+    if opens != closes or opens > 1:
+        return None
+    word = match.group("scale") or ""
+    pct = match.group("pct") is not None
+    currency = match.group("cur") is not None or match.group("cur2") is not None
+    if word in _SCALE_ABBREVIATIONS and not currency and word.upper() not in text:
+        return None  # "5 m" is five metres for all we know
+    if word and pct:
+        return None  # "5 million %" is not an amount
+    literal = match.group("num")
+    exponent = SCALE_EXPONENTS.get(word, 0)
+    digits = literal.replace(",", "")
+    if not exponent:
+        value = float(digits)
+    elif "e" in digits:
+        value = float(digits) * 10.0**exponent
+    else:  # "48.7e6" is read exactly; 48.7 * 1e6 is not
+        value = float(f"{digits}e{exponent}")
+    if not math.isfinite(value):
+        return None
+    signs = "".join(match.group(name) or "" for name in ("sign", "sign2", "sign3"))
+    if (signs.count("-") + opens) % 2 == 1:
+        value = -value
+    return ParsedNumber(
+        value=value, is_percent=pct, decimals=_decimals(literal), text=norm, scale=exponent, scale_word=word
     )
 
 

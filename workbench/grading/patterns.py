@@ -39,6 +39,12 @@ __all__ = [
     "CHOICE_LETTER",
     "MATH_MARKUP",
     "PLAIN_NUMBER",
+    "CURRENCY",
+    "SCALE_WORD",
+    "APPROX_PREFIX",
+    "FINANCE_AMOUNT",
+    "TRAILING_PERCENT",
+    "SCALE_CUE",
     "BRACE_TOKEN",
     "DOCUMENT_NUMBER",
     "NEGATIVE_AMOUNT_CUE",
@@ -173,6 +179,37 @@ MATH_MARKUP = re.compile(r"[\\{}^_=<>]|\d\s*[-+*/]\s*\d|^[a-z]$|\d[a-z]\b|[a-z]\
 #: A gold answer that is just a number: optional sign, thousands separators, decimals,
 #: exponent (``70,000``, ``-3``, ``0.5``, ``1e-05``); ``\frac{1}{2}`` and ``10,\!080`` are not.
 PLAIN_NUMBER = re.compile(rf"^\s*(?P<sign>[-+])?(?P<num>{NUMBER_LITERAL})\s*$")
+
+# --------------------------------------------------------------------------- finance amounts (issue 19)
+#: A currency before or after an amount: a symbol (``$``, ``€``, ``£``, ``¥``) or an ISO code or
+#: word, as finance outputs write them (``USD 12``, ``12 EUR``, ``$ 12``, ``12 dollars``).
+CURRENCY = r"(?:us\$|[$\u20ac\u00a3\u00a5]|usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|dollars?|euros?)"
+
+#: A word or abbreviation that scales the amount before it: ``48.7 million``, ``$48.7m``,
+#: ``(245) thousand``, ``1.2bn``. Read on lower-cased text; which abbreviations count is decided
+#: by :func:`workbench.grading.normalize.parse_number` (``m`` alone may be metres).
+SCALE_WORD = r"(?:thousands?|millions?|billions?|trillions?|k|mm|mn|m|bn|b)"
+
+#: "approx. 12", "~12", "≈ 12": a hedge before an answer, dropped when reading the number.
+APPROX_PREFIX = re.compile(r"^(?:approx(?:imately|\.)?|~|\u2248)\s*")
+
+#: An amount as finance outputs write it, on normalised (lower-case) text: sign, currency before
+#: or after, accounting parentheses around the number or the whole amount (``$(245)``,
+#: ``($ 245)``, ``(245) thousand``), a scale word, and ``%``/``percent``/``pct``. Whether the
+#: parentheses balance is checked by the parser.
+FINANCE_AMOUNT = re.compile(
+    rf"^(?P<sign>[-+])?\s*(?P<open>\()?\s*(?P<cur>{CURRENCY})?\s*(?P<sign2>[-+])?\s*(?P<open2>\()?\s*"
+    rf"(?P<sign3>[-+])?\s*(?P<num>{NUMBER_LITERAL})\s*(?P<close>\))?\s*(?P<scale>{SCALE_WORD})?\.?\s*"
+    rf"(?P<close2>\))?\s*(?P<cur2>{CURRENCY})?\s*(?P<pct>%|percent|pct)?$"
+)
+
+#: A percent sign after a fraction or LaTeX number (``\frac{3}{4}%`` once ``\%`` is unescaped,
+#: ``3/4 percent``, ``3/4 pct``): it counts as a sign, as after a plain number.
+TRAILING_PERCENT = re.compile(r"\s*(?:%|percent|pct)\.?$")
+
+#: A cue that states the unit of the amounts asked about: "(in millions)", "in thousands",
+#: "in $ billions", "in millions of dollars", "$ in millions".
+SCALE_CUE = re.compile(r"\bin\s+(?:\$\s*|us\s*\$\s*|usd\s+)?(?P<word>thousands|millions|billions|trillions)\b", re.I)
 
 # --------------------------------------------------------------------------- data-quality checks
 #: A number in a document's running text, read without a sign (a hyphen in ``2007-2008`` is no
