@@ -144,7 +144,7 @@ def _links_to_evil(browser: object, html_file: Path) -> dict[str, object]:
         lambda r: r.continue_() if r.request.url.startswith("file://") else (blocked.append(r.request.url), r.abort()),
     )
     page.goto(html_file.as_uri())
-    page.wait_for_selector(".legend .traces", timeout=15_000)
+    page.wait_for_selector(".legend .traces", timeout=120_000)
     page.evaluate(
         "() => { const gd = document.querySelector('.js-plotly-plot');"
         " Plotly.Fx.hover(gd, gd.data.map((t, i) => ({curveNumber: i, pointNumber: 0}))); }"

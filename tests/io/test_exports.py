@@ -532,11 +532,15 @@ def test_manifest_hashes_match_and_no_temp_files(dev_small_path: Path, tmp_path:
 def test_a_failed_write_leaves_no_temp_file_and_no_manifest(
     dev_small_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(self: pl.DataFrame, *args: Any, **kwargs: Any) -> None:
-        Path(args[0]).write_text("half", encoding="utf-8")
-        raise OSError("disk full")
+    real_write_bytes = Path.write_bytes
 
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", broken)
+    def broken(self: Path, data: bytes) -> int:  # the Parquet file is half written, then the disk is full
+        if self.name.startswith(".annotations.parquet"):
+            real_write_bytes(self, data[: len(data) // 2])
+            raise OSError("disk full")
+        return real_write_bytes(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", broken)
     out = tmp_path / "out"
     with pytest.raises(OSError, match="disk full"):
         export_cleaned(dev_small_path, NO_NOTES, out)
