@@ -72,8 +72,6 @@ POLICY_COUNTS: dict[str, dict[str, int]] = {
         "strict": 1103,
         "flex": 1109,
         "symbolic": 1112,
-        # Math-Verify's own parse + verify on the raw output (issue 19), shown beside ours
-        "math-verify": 1107,
     },
     # a bare number is never read x100 on GSM8K (0.05 for 5, 0.7 for 70 are wrong): see
     # test_gsm8k_answers_are_not_credited_by_a_bare_x100_reading
@@ -301,15 +299,7 @@ def test_text_scores_of_tora_70b(graded: Callable[[str], Graded]) -> None:
 #: The lm-eval samples fixture (ToRA-70B's first 20 outputs rendered as a ``--log_samples``
 #: file), graded with the gold it carries. Upstream (the flexible-extract ``exact_match``)
 #: credits 13 of 20; we credit 15.
-LM_EVAL_POLICY_COUNTS = {
-    "symbolic": 15,
-    "exact-string": 13,
-    "official": 15,
-    "cascade": 15,
-    "strict": 15,
-    "flex": 16,
-    "math-verify": 16,  # Math-Verify on the raw output (issue 19)
-}
+LM_EVAL_POLICY_COUNTS = {"symbolic": 15, "exact-string": 13, "official": 15, "cascade": 15, "strict": 15, "flex": 16}
 #: record_id -> (our answer, gold, upstream verdict, our reason). lm-eval's exact_match compares
 #: strings, so the boxed "160.0" and "460.0" are wrong there and right here.
 LM_EVAL_DISAGREEMENTS = {

@@ -9,8 +9,6 @@ graded under each of these and the report shows them next to each other:
 ``cascade``         the finance-aware numeric cascade (:func:`~workbench.grading.compare.answers_match`) without SymPy
 ``strict``          the cascade on the answer found by strict extraction (explicit markers)
 ``flex``            the cascade on the answer found by flexible extraction (last number)
-``math-verify``     Math-Verify's own ``verify(parse(gold), parse(output))``, defaults, its
-                    timeouts off, under our limits: the grader most training pipelines use
 ``symbolic``        the cascade with SymPy for LaTeX and expressions (the default)
 ==================  ======================================================================
 
@@ -18,10 +16,7 @@ Which answer is compared: ``exact-string``, ``official``, ``cascade`` and ``symb
 the system's own answer (its structured answer field, else its program's value, else the
 answer its harness extracted, else flexible extraction from the raw output). ``strict``
 and ``flex`` take a structured answer field when the system gave one (a tool call is an
-explicit marker) and otherwise extract from the raw output themselves. ``math-verify`` reads
-the system's own answer field or its program's value when there is one, and otherwise the whole
-raw output, which Math-Verify's ``parse`` searches itself (never the answer our harness or the
-system's harness extracted).
+explicit marker) and otherwise extract from the raw output themselves.
 """
 
 from __future__ import annotations
@@ -40,7 +35,6 @@ from workbench.grading.compare import (
 from workbench.grading.extract import Extraction, ExtractionPolicy, extract_answer
 from workbench.grading.normalize import is_no_answer, normalize_answer
 from workbench.grading.status import GradeStatus, MatchReason
-from workbench.grading.symbolic import math_verify_grade
 
 __all__ = [
     "GradingPolicy",
@@ -53,11 +47,10 @@ __all__ = [
     "grade_answer",
     "exact_string_match",
     "official_convfinqa_match",
-    "math_verify_match",
 ]
 
-AnswerSource = Literal["answer", "strict", "flex", "raw"]
-Matcher = Literal["exact_string", "official", "cascade", "math_verify"]
+AnswerSource = Literal["answer", "strict", "flex"]
+Matcher = Literal["exact_string", "official", "cascade"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,11 +64,9 @@ class GradingPolicy:
     description
         One line for reports.
     source
-        ``answer`` (the system's own answer), ``strict`` or ``flex`` (extraction policy), or
-        ``raw`` (the system's own answer, else the whole raw output, for a grader that extracts).
+        ``answer`` (the system's own answer), ``strict`` or ``flex`` (extraction policy).
     matcher
-        ``exact_string``, ``official`` (ConvFinQA's rule), ``cascade``, or ``math_verify``
-        (Math-Verify's ``parse`` and ``verify``, :func:`~workbench.grading.symbolic.math_verify_grade`).
+        ``exact_string``, ``official`` (ConvFinQA's rule) or ``cascade``.
     numbers
         Tolerances and readings of the cascade (its ``symbolic`` flag sends LaTeX to SymPy).
     """
@@ -98,12 +89,6 @@ POLICIES: dict[str, GradingPolicy] = {
         GradingPolicy(name="cascade", description="finance-aware numeric cascade", numbers=_NUMERIC),
         GradingPolicy(name="strict", description="cascade on strict extraction (explicit markers)", source="strict"),
         GradingPolicy(name="flex", description="cascade on flexible extraction (last number)", source="flex"),
-        GradingPolicy(
-            name="math-verify",
-            description="Math-Verify's parse and verify, defaults (its timeouts off, under our limits)",
-            source="raw",
-            matcher="math_verify",
-        ),
         GradingPolicy(name="symbolic", description="cascade, then SymPy for LaTeX and expressions"),
     )
 }
@@ -118,24 +103,18 @@ _NO_PERCENT_UNITS = frozenset({"gsm8k", "math"})
 
 def for_benchmark(policy: GradingPolicy, benchmark: str) -> GradingPolicy:
     """The policy as it applies to a benchmark: on GSM8K and MATH a number without a ``%``
-    sign is never read x100 ("4200" for 42 is wrong; the gold is in the unit asked); on MATH
-    the gold is LaTeX (``latex_gold``: ``2k`` is a product, a tuple goes to SymPy).
+    sign is never read x100 ("4200" for 42 is wrong; the gold is in the unit asked).
 
     Examples
     --------
     >>> for_benchmark(POLICIES["symbolic"], "gsm8k").numbers.bare_percent_reading
     False
-    >>> for_benchmark(POLICIES["symbolic"], "math").numbers.latex_gold
-    True
     >>> for_benchmark(POLICIES["symbolic"], "convfinqa") is POLICIES["symbolic"]
     True
     """
-    if benchmark not in _NO_PERCENT_UNITS:
+    if benchmark not in _NO_PERCENT_UNITS or not policy.numbers.bare_percent_reading:
         return policy
-    latex = benchmark == "math"
-    if not policy.numbers.bare_percent_reading and policy.numbers.latex_gold == latex:
-        return policy
-    return replace(policy, numbers=replace(policy.numbers, bare_percent_reading=False, latex_gold=latex))
+    return replace(policy, numbers=replace(policy.numbers, bare_percent_reading=False))
 
 
 def get_policy(name: str | GradingPolicy) -> GradingPolicy:
@@ -234,8 +213,6 @@ def select_answer(
         return predicted_answer, "answer", None
     if _given(program_answer):
         return program_answer, "program", None
-    if policy.source == "raw" and raw_output and raw_output.strip():
-        return raw_output, "raw", None
     if _given(upstream_answer):
         return upstream_answer, "upstream", None
     if predicted_answer is not None and predicted_answer.strip():
@@ -267,8 +244,6 @@ def grade_answer(
         return exact_string_match(answer, gold)
     if policy.matcher == "official":
         return official_convfinqa_match(answer, gold)
-    if policy.matcher == "math_verify":
-        return math_verify_match(answer, gold, time_limit=policy.numbers.time_limit)
     return answers_match(answer, gold, kind=kind, question=question, unit=unit, policy=policy.numbers)
 
 
@@ -325,30 +300,3 @@ def official_convfinqa_match(pred: str | None, gold: str | None) -> Verdict:
     ok = round(p, 5) == round(g, 5)
     reason = MatchReason.OFFICIAL_ROUND5 if ok else MatchReason.WRONG_VALUE
     return Verdict(ok, GradeStatus.OK, reason, p, g, f"official rule: round({p:g}, 5) vs round({g:g}, 5)", "number")
-
-
-def math_verify_match(output: str | None, gold: str | None, *, time_limit: float | None = None) -> Verdict:
-    """Math-Verify's verdict as a :class:`~workbench.grading.compare.Verdict`: ``output`` (a whole
-    model output or an answer) read by ``math_verify.parse``, compared by ``math_verify.verify``
-    (:func:`~workbench.grading.symbolic.math_verify_grade`).
-
-    Examples
-    --------
-    >>> v = math_verify_match("Final Answer: The final answer is $9$. I hope it is correct.", "9")
-    >>> v.correct, v.reason.value
-    (True, 'symbolic')
-    >>> math_verify_match("N/A", "3").status.value
-    'no_answer'
-    """
-    if gold is None or not str(gold).strip():
-        return Verdict(False, GradeStatus.NO_GOLD, MatchReason.NO_GOLD, None, None, "no gold answer", "latex")
-    if output is None or is_no_answer(output):
-        return no_answer_verdict(output)
-    result = math_verify_grade(output, str(gold), time_limit)
-    if result.status is GradeStatus.OK:
-        reason = MatchReason.SYMBOLIC if result.equivalent else MatchReason.WRONG_VALUE
-        return Verdict(result.equivalent, GradeStatus.OK, reason, None, None, result.detail, "latex")
-    reasons = {GradeStatus.NO_ANSWER: MatchReason.NO_ANSWER, GradeStatus.TIMEOUT: MatchReason.TIMEOUT}
-    return Verdict(
-        False, result.status, reasons.get(result.status, MatchReason.UNPARSEABLE), None, None, result.detail, "latex"
-    )

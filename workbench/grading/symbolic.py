@@ -47,18 +47,10 @@ from typing import Any
 
 from workbench.grading import patterns
 from workbench.grading.limits import DEFAULT_TIME_LIMIT, LimitStatus, call_with_limit
-from workbench.grading.memo import memoize
 from workbench.grading.normalize import parse_number
 from workbench.grading.status import GradeStatus
 
-__all__ = [
-    "SymbolicVerdict",
-    "latex_equivalent",
-    "latex_number",
-    "collection_size",
-    "math_verify_grade",
-    "MAX_SYMBOLIC_CHARS",
-]
+__all__ = ["SymbolicVerdict", "latex_equivalent", "latex_number", "collection_size", "MAX_SYMBOLIC_CHARS"]
 
 #: Longest input (per side, in characters) handed to SymPy; longer ones are refused at once with
 #: status ``timeout``, because parsing them could not finish within any reasonable limit.
@@ -77,25 +69,7 @@ _TEXT_WRAPPERS = ("\\text{", "\\textrm{", "\\textnormal{", "\\textbf{", "\\texti
 _FRACTION_COMMANDS = ("\\dfrac", "\\tfrac", "\\cfrac", "\\frac")
 _THIN_SPACES = ("\\!", "\\,")  # inside a number these separate thousands: 1\,000
 _LATEX_SPACES = ("\\;", "\\:", "\\ ", "\\quad", "\\qquad", "~")
-_DEGREE_SUFFIXES = ("^{\\circ}", "^\\circ", "\\circ", "\\degree", "°")
-#: Unicode vulgar fractions, by value: ``3½`` is 3.5.
-_VULGAR_FRACTIONS = {
-    "½": 1 / 2,
-    "⅓": 1 / 3,
-    "⅔": 2 / 3,
-    "¼": 1 / 4,
-    "¾": 3 / 4,
-    "⅕": 1 / 5,
-    "⅖": 2 / 5,
-    "⅗": 3 / 5,
-    "⅘": 4 / 5,
-    "⅙": 1 / 6,
-    "⅚": 5 / 6,
-    "⅛": 1 / 8,
-    "⅜": 3 / 8,
-    "⅝": 5 / 8,
-    "⅞": 7 / 8,
-}
+_DEGREE_SUFFIXES = ("^{\\circ}", "^\\circ", "\\circ", "\\degree")
 _TIMES_TEN = ("\\times10^", "\\cdot10^", "*10^")
 
 
@@ -292,49 +266,6 @@ def warm_up() -> None:
         _compare_parsed(pred, gold)
 
 
-def _plain_roots(text: str) -> str:
-    """``sqrt(2)`` written in plain text as ``\\sqrt{2}``: math-verify reads ``1 + sqrt(2)`` as 1."""
-    if "sqrt(" not in text:
-        return text
-    out, index = [], 0
-    for match in patterns.PLAIN_SQRT.finditer(text):
-        if match.start() < index:
-            continue
-        close = _closing_brace(text, match.end() - 1)
-        if close < 0:
-            break
-        out.append(text[index : match.start()] + "\\sqrt{" + _plain_roots(text[match.end() : close]) + "}")
-        index = close + 1
-    return "".join(out) + text[index:]
-
-
-def _relation_as_set(gold: Any, pred: Any, gold_kind: str) -> tuple[bool, str]:
-    """Compare an inequality in one variable with an interval or set by the set it describes
-    (``x \\geq 3`` is ``[3, \\infty)``); ``(equal, how it was read)``."""
-    from math_verify import verify
-
-    try:
-        if gold_kind == "relation":
-            if len(gold.free_symbols) != 1:
-                return False, ""
-            gold = gold.as_set()
-        else:
-            if len(pred.free_symbols) != 1:
-                return False, ""
-            pred = pred.as_set()
-        equal = verify(
-            gold,
-            pred,
-            float_rounding=_FLOAT_ROUNDING,
-            numeric_precision=_NUMERIC_PRECISION,
-            timeout_seconds=None,
-            raise_on_error=True,
-        )
-    except Exception:  # an inequality SymPy cannot solve stays a relation
-        return False, ""
-    return bool(equal), "the inequality read as the set it describes"
-
-
 def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
     """Parse both sides with math-verify and compare them; runs inside a limits worker."""
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
@@ -342,7 +273,7 @@ def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
     config = [LatexExtractionConfig(), ExprExtractionConfig()]
     parsed: dict[str, Any] = {}
     for side, text in (("gold", gold), ("prediction", pred)):
-        body = _plain_roots(" ".join(_strip_delimiters(text).split()))  # one line: inline math allows no newline
+        body = " ".join(_strip_delimiters(text).split())  # one line: inline math allows no newline
         try:
             found = parse(
                 f"${body}$",
@@ -391,9 +322,6 @@ def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
             pred_str,
             gold_str,
         )
-    if not equal and {gold_kind, pred_kind} in ({"relation", "interval"}, {"relation", "set"}):
-        equal, how_read = _relation_as_set(gold_expr, pred_expr, gold_kind)
-        said = f"{said} ({how_read})" if how_read else said
     if equal:
         how = "identical after parsing" if gold_str == pred_str else "equal under SymPy"
         return SymbolicVerdict(GradeStatus.OK, True, f"{said} are {how}", pred_str, gold_str)
@@ -482,72 +410,6 @@ def latex_equivalent(pred: str, gold: str, *, time_limit: float | None = None) -
             GradeStatus.TIMEOUT, False, f"{result.message} parsing and comparing {compared}", None, None
         )
     return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, f"SymPy failed on {compared}: {result.message}", None, None)
-
-
-def _math_verify_default(output: str, gold: str) -> SymbolicVerdict:
-    """Math-Verify as its README calls it, ``verify(parse(gold), parse(output))`` with its default
-    settings, its signal timeouts off; runs inside a limits worker."""
-    from math_verify import parse, verify
-
-    delimited = patterns.UNESCAPED_DOLLAR.search(gold) or "\\boxed" in gold
-    gold_text = gold if delimited else f"${gold}$"  # the README writes "$123$"
-    try:
-        gold_parsed = parse(gold_text, parsing_timeout=None)
-        pred_parsed = parse(output, parsing_timeout=None)
-    except Exception as exc:  # recorded in the verdict
-        return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, f"math-verify failed to parse: {exc}", None, None)
-    gold_str = str(gold_parsed[0]) if gold_parsed else None
-    pred_str = str(pred_parsed[0]) if pred_parsed else None
-    if not gold_parsed:
-        return SymbolicVerdict(
-            GradeStatus.UNPARSEABLE, False, f"math-verify reads nothing in the gold {_preview(gold)}", pred_str, None
-        )
-    if not pred_parsed:
-        return SymbolicVerdict(
-            GradeStatus.NO_ANSWER, False, "math-verify finds no answer in the output", None, gold_str
-        )
-    try:
-        equal = verify(gold_parsed, pred_parsed, timeout_seconds=None)
-    except Exception as exc:  # recorded in the verdict
-        detail = f"math-verify failed to compare {_preview(str(pred_str))} with {_preview(str(gold_str))}: {exc}"
-        return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, detail, pred_str, gold_str)
-    said = f"math-verify reads {_preview(str(pred_str))} for the gold {_preview(str(gold_str))}"
-    return SymbolicVerdict(
-        GradeStatus.OK, bool(equal), f"{said}: {'equal' if equal else 'not equal'}", pred_str, gold_str
-    )
-
-
-@memoize(max_chars=16_384, maxsize=1 << 14)
-def math_verify_grade(output: str, gold: str, time_limit: float | None = None) -> SymbolicVerdict:
-    r"""Grade ``output`` against ``gold`` as Math-Verify does by default, under our time limit.
-
-    ``math_verify.parse`` reads the output (its own extraction: the last ``\boxed{}``, an
-    "answer is" phrase, the last formula or number) and the gold (written ``$gold$`` when it has no
-    delimiters, as in Math-Verify's README), and ``math_verify.verify`` compares them, with default
-    settings except its alarm-based timeouts (``parsing_timeout=None``, ``timeout_seconds=None``):
-    :func:`workbench.grading.limits.call_with_limit` limits the whole call instead. The verdict is
-    Math-Verify's, shown next to ours (the ``math-verify`` grading policy); it never raises.
-
-    Examples
-    --------
-    >>> math_verify_grade("so the answer is $\\boxed{\\frac{1}{2}}$", "0.5").equivalent
-    True
-    >>> math_verify_grade("no idea", "3").status
-    <GradeStatus.NO_ANSWER: 'no_answer'>
-    """
-    if not gold.strip():
-        return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, "the gold is empty", None, None)
-    if not output.strip():
-        return SymbolicVerdict(GradeStatus.NO_ANSWER, False, "the output is empty", None, None)
-    if max(len(output), len(gold)) > MAX_SYMBOLIC_CHARS:
-        detail = f"the output or gold is longer than the {MAX_SYMBOLIC_CHARS:,}-character budget for SymPy; not parsed"
-        return SymbolicVerdict(GradeStatus.TIMEOUT, False, detail, None, None)
-    limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
-    result = call_with_limit(_math_verify_default, output, gold, time_limit=limit)
-    if result.status is LimitStatus.OK and result.value is not None:
-        return result.value
-    status = GradeStatus.TIMEOUT if result.status is LimitStatus.TIMEOUT else GradeStatus.UNPARSEABLE
-    return SymbolicVerdict(status, False, f"math-verify: {result.message}", None, None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -643,32 +505,11 @@ def strip_number_decorations(text: str) -> str | None:
             elif all(char.isalpha() or char in " ./^23" for char in unit):
                 s = s[:start].strip()
             break
-    if patterns.SPACED_THOUSANDS.match(s):  # "25 000"
-        return s.replace(" ", "")
     parts = s.split()
     for left, right in zip(parts, parts[1:], strict=False):
         if left[-1].isdigit() and right[0].isdigit():
             return None
     return "".join(parts)
-
-
-def _mixed_number(text: str) -> float | None:
-    """A mixed number: ``2 3/8`` (19/8), ``-2 3/8``, ``3½``; ``None`` for anything else."""
-    s = patterns.UNICODE_MINUS.sub("-", _strip_delimiters(text)).strip()
-    match = patterns.MIXED_NUMBER.match(s)
-    if match is not None:
-        whole, top, bottom = int(match.group("whole")), int(match.group("top")), int(match.group("bottom"))
-        if bottom == 0:
-            return None
-        value = whole + top / bottom
-        return -value if match.group("sign") == "-" else value
-    if s and s[-1] in _VULGAR_FRACTIONS:
-        head = s[:-1].strip()
-        sign = -1.0 if head.startswith("-") else 1.0
-        head = head.lstrip("+-").strip()
-        if head == "" or head.isdigit():
-            return sign * ((int(head) if head else 0) + _VULGAR_FRACTIONS[s[-1]])
-    return None
 
 
 def latex_number(text: str) -> float | None:
@@ -689,10 +530,8 @@ def latex_number(text: str) -> float | None:
     Returns
     -------
     float or None
-        The value, or ``None`` for anything else (expressions, ``2\\frac{1}{2}``, which MATH writes
-        for a product as often as for a mixed number, division by zero, texts longer than 200
-        characters). Plain mixed numbers are read: ``2 3/8`` is 19/8, ``3½`` is 3.5; so are
-        ``45°`` and spaced thousands (``25 000``).
+        The value, or ``None`` for anything else (expressions, mixed numbers like ``2\\frac{1}{2}``,
+        division by zero, texts longer than 200 characters).
 
     Examples
     --------
@@ -707,6 +546,5 @@ def latex_number(text: str) -> float | None:
         return None
     stripped = strip_number_decorations(text)
     if stripped is None:
-        return _mixed_number(text)
-    value = _read_number(stripped, 0)
-    return value if value is not None else _mixed_number(stripped)
+        return None
+    return _read_number(stripped, 0)

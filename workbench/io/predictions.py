@@ -406,10 +406,7 @@ def _tora(pairs: list[tuple[int, dict[str, Any]]]) -> _Rows:
     is the only one in greedy runs such as the published GSM8K files. ``record_id`` is ``idx``
     (the GSM8K line index), ``raw_output`` the tool-integrated trajectory, ``upstream_answer``
     the answer ToRA's evaluation script extracted (the grader extracts its own from the
-    trajectory), ``gold_answer`` ``gt`` and ``gold_solution`` ``gt_cot``. Runs of the same harness
-    on MATH-500 (math-evaluation-harness, e.g. Rho-Math's) also carry the dataset's ``answer``,
-    which is the gold then (``gt`` is a lossy normalisation of it), and the harness's verdict
-    ``score`` (a list like ``code``), read as ``upstream_correct``.
+    trajectory), ``gold_answer`` ``gt`` and ``gold_solution`` ``gt_cot``.
     """
     records = [
         {
@@ -418,11 +415,8 @@ def _tora(pairs: list[tuple[int, dict[str, Any]]]) -> _Rows:
             "upstream_answer": _first(obj.get("pred")),
             "raw_output": _first(obj.get("code")),
             "question": obj.get("question"),
-            # MATH-500 runs also carry the dataset's own ``answer``; their ``gt`` is the harness's
-            # normalisation of it, which loses content (idx 97: "" for \text{east})
-            "gold_answer": obj.get("answer") if isinstance(obj.get("answer"), str) else obj.get("gt"),
+            "gold_answer": obj.get("gt"),
             "gold_solution": obj.get("gt_cot"),
-            "upstream_correct": _first(obj.get("score")),
         }
         for _, obj in pairs
     ]
