@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup report test test-package test-notebooks fuzz bench lint clean
+.PHONY: setup report test test-unit test-system test-notebooks fuzz bench lint clean
 
 setup: $(STAMP)
 
@@ -19,18 +19,25 @@ $(STAMP): pyproject.toml
 report: $(STAMP)
 	$(BIN)/workbench report --config notebooks/bundled.yaml
 
-test: test-package test-notebooks
+# tests/unit mirrors the package: no subprocesses, no clocks (and the doctests of workbench/);
+# tests/system: notebooks, browser, CLI, reliability, Dask, fuzz. `make test` runs both, the
+# floor-plan check (lint-imports) and nbval on the templates.
+test: test-unit test-system test-notebooks
 
-test-package: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadscope tests workbench
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest -n 2 tests/unit workbench
+
+test-system: $(STAMP)
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/python -m pytest -n 2 --dist loadscope tests/system
 
 test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax -p no:python -p no:cacheprovider notebooks/
 
-# The long fuzz run (tests/fuzz): 20,000 examples per property (WORKBENCH_FUZZ_EXAMPLES=N to change);
+# The long fuzz run (tests/system/fuzz): 20,000 examples per property (WORKBENCH_FUZZ_EXAMPLES=N to change);
 # prints how many inputs it tried. `make test` runs the same properties under a bounded profile.
 fuzz: $(STAMP)
-	$(BIN)/python -m pytest -p no:xdist -q -s tests/fuzz --hypothesis-profile=fuzz
+	$(BIN)/python -m pytest -p no:xdist -q -s tests/system/fuzz --hypothesis-profile=fuzz
 
 # Benchmarks (bench/README.md): each in a fresh process; figures and ratios against a peer
 # measured in the same run, not timed tests. Writes bench/results/latest.{json,md}.
@@ -40,6 +47,8 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy --strict workbench/grading
 
 clean:
 	rm -rf $(VENV) reports/*/ .pytest_cache .hypothesis

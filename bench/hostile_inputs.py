@@ -1,6 +1,6 @@
 """What one hostile input costs, against the time limit: the budgets the tests used to assert.
 
-The tests (tests/fuzz, tests/grading) check what such an input gets (a status and a reason); this
+The tests (tests/system/fuzz, tests/grading) check what such an input gets (a status and a reason); this
 benchmark prints what it costs, in wall seconds and in CPU seconds of this process, and the ratio
 of each to the grading time limit (``limits.DEFAULT_TIME_LIMIT``, 2 s of CPU). Each figure is the
 best of ``repeat`` runs from cold caches (``memo.clear()``). Target: every ratio at most about 1.

@@ -2,8 +2,8 @@
 runs replicated ``--copies`` times (default 336) with record and document ids suffixed ``#k``:
 2 systems x 1,490 turns x 336 = 1,001,280 graded turns.
 
-Times, separately, ``workbench.grade.grade_predictions(gold, [a, b])`` and
-``workbench.slices.slice_accuracy(turns, intervals=False)`` on the graded turns, and reports
+Times, separately, ``workbench.pipeline.grade.grade_predictions(gold, [a, b])`` and
+``workbench.analysis.slices.slice_accuracy(turns, intervals=False)`` on the graded turns, and reports
 the peak RSS of the process (``ru_maxrss``) after building the inputs, after grading and after
 slicing. With fewer copies the times are also extrapolated linearly to 336 copies (and said so).
 
@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT))
 
 import polars as pl  # noqa: E402
 
-from workbench.grade import grade_predictions  # noqa: E402
+from workbench.pipeline.grade import grade_predictions  # noqa: E402
 from workbench.io.gold import GoldDataset, load_gold  # noqa: E402
 from workbench.io.predictions import load_predictions  # noqa: E402
-from workbench.slices import slice_accuracy  # noqa: E402
+from workbench.analysis.slices import slice_accuracy  # noqa: E402
 
 COPIES = 336
 RUNS = "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6"

@@ -1,9 +1,9 @@
 """1% pathological answers in a batch of 10,000 real GSM8K outputs: what they cost.
 
-The batch of ``tests/fuzz/test_pathological.py`` (imported from there, so both grade the same
+The batch of ``tests/system/fuzz/test_pathological.py`` (imported from there, so both grade the same
 rows): 10,000 real outputs (ToRA, program-of-thoughts, GPT-3), every 100th replaced by an entry
 of ``tests/fixtures/pathological/catalogue.jsonl``. Both runs go through
-:func:`workbench.grade.grade_predictions` under every policy, one process, from cold caches.
+:func:`workbench.pipeline.grade.grade_predictions` under every policy, one process, from cold caches.
 
 Figures: ``T_normal`` (the 9,900 normal outputs alone, the peer), ``T_batch`` (the 10,000),
 the extra cost per pathological item in units of the limit (target: at most about 1; a timeout

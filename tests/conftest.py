@@ -12,10 +12,10 @@ from hypothesis import settings
 
 from workbench.config import resolve
 from workbench.io.gold import GoldDataset, load_gold
-from workbench.run import Run, grade_run
+from workbench.pipeline.run import Run, grade_run
 
 #: No hypothesis deadline for any property (a deadline is a wall-clock budget; CI machines are busy).
-#: ``--hypothesis-profile`` still picks another profile; tests/fuzz sets its own per property.
+#: ``--hypothesis-profile`` still picks another profile; tests/system/fuzz sets its own per property.
 settings.register_profile("workbench", deadline=None)
 settings.load_profile("workbench")
 

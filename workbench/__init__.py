@@ -29,11 +29,22 @@ _EXPORTS = {
     "load_gold": "workbench.io.gold",
     "load_predictions": "workbench.io.predictions",
     "parse_column_map": "workbench.io.predictions",
-    "grade_predictions": "workbench.grade",
-    "grade_run": "workbench.run",
+    "grade_predictions": "workbench.pipeline.grade",
+    "grade_run": "workbench.pipeline.run",
     "resolve": "workbench.config",
     "WorkbenchError": "workbench.errors",
     "InputError": "workbench.errors",
+}
+
+#: Modules reachable as attributes of ``workbench`` (``workbench.tables.headline(...)``).
+_MODULES = {
+    "config": "workbench.config",
+    "tables": "workbench.views.tables",
+    "plots": "workbench.views.plots",
+    "metrics": "workbench.analysis.metrics",
+    "report": "workbench.report",
+    "grading": "workbench.grading",
+    "io": "workbench.io",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS), "config", "tables", "plots"]
@@ -42,6 +53,6 @@ __all__ = ["__version__", *sorted(_EXPORTS), "config", "tables", "plots"]
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         return getattr(importlib.import_module(_EXPORTS[name]), name)
-    if name in ("config", "tables", "plots", "metrics", "report", "grading", "io"):
-        return importlib.import_module(f"workbench.{name}")
+    if name in _MODULES:
+        return importlib.import_module(_MODULES[name])
     raise AttributeError(f"module 'workbench' has no attribute {name!r}")

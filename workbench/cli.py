@@ -22,10 +22,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from workbench.config import BENCHMARKS, NO_DATASET, resolve
+from workbench import __version__
+from workbench.annotations.store import AnnotationStore, read_annotation_csv, recover_store
+from workbench.cleaning.before_after import read_annotation_store
+from workbench.cleaning.export import export_cleaned
+from workbench.config import BENCHMARKS, NO_DATASET, annotation_store_path, resolve
 from workbench.errors import ReportError, UsageError, WorkbenchError
-from workbench.grade import unmatched_message
+from workbench.io.csvsafe import write_csv
 from workbench.io.paths import check_output_folder, terminal_text
+from workbench.pipeline.grade import unmatched_message
+from workbench.pipeline.run import grade_run
+from workbench.quality.checks import flag_counts
+from workbench.report.batch import ReportJob, load_batch
+from workbench.report.runner import check_batch_template, run_template
 
 __all__ = ["main", "build_parser"]
 
@@ -148,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         metavar="FILE.yaml",
-        help="run a batch of reports listed in a YAML file (see workbench.batch); the other options must be unset",
+        help="run a batch of reports listed in a YAML file (see workbench.report.batch); the other options must be unset",
     )
     report.add_argument("--quiet", action="store_true", help="no progress bar")
     _common(report)
@@ -162,7 +171,6 @@ def _version() -> str:
     try:
         return version("workbench")
     except PackageNotFoundError:  # pragma: no cover - run from a source tree that was never installed
-        from workbench import __version__
 
         return __version__
 
@@ -221,8 +229,6 @@ def _store_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _annotations(args: argparse.Namespace) -> int:
-    from workbench.annotations.store import AnnotationStore, read_annotation_csv
-    from workbench.config import annotation_store_path
 
     path = annotation_store_path(args.store or "")
     if args.action == "import":
@@ -235,7 +241,6 @@ def _annotations(args: argparse.Namespace) -> int:
     if not path.exists():
         raise UsageError(f"no annotation store at {path}. Fix: give --store, or import or annotate first")
     if args.action == "recover":
-        from workbench.annotations.store import recover_store
 
         done = recover_store(path, args.dir)
         lost = f" (event ids {done.missing_ids})" if done.missing_ids else ""
@@ -252,15 +257,12 @@ def _annotations(args: argparse.Namespace) -> int:
         return 0
     with AnnotationStore(path, create=False) as store:
         table = store.events() if args.all else store.active()
-    from workbench.io.csvsafe import write_csv
 
     sys.stdout.write(write_csv(table))  # formula-looking cells quoted
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
-    from workbench.cleaning import read_annotation_store
-    from workbench.io.exports import export_cleaned
 
     active, snapshot = read_annotation_store(args.annotations or "")
     result = export_cleaned(
@@ -280,7 +282,6 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from workbench.run import grade_run
 
     check_output_folder(args.out)  # before grading: a bad --out costs no time
     dataset, predictions = _split_files(args.dataset, args.files)
@@ -308,7 +309,6 @@ def _grade(args: argparse.Namespace) -> int:
             shown = ", ".join(f"{name} {p['accuracy']:.1%}" for name, p in policies.items())
             _say(f"  by policy: {shown}")
     if run.checks.height:
-        from workbench.checks import flag_counts
 
         shown = ", ".join(
             f"{category} {n}" for category, n in flag_counts(run.checks).select("category", "n_turns").iter_rows()
@@ -328,8 +328,6 @@ def _split_files(dataset: str | None, files: list[str]) -> tuple[str | None, lis
 
 
 def _report(args: argparse.Namespace) -> int:
-    from workbench.batch import ReportJob, load_batch
-    from workbench.report import check_batch_template, run_template
 
     if args.config is not None:
         given = [name for name in ("dataset", "predictions", "system", "maps", "out") if getattr(args, name)]

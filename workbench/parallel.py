@@ -1,7 +1,7 @@
 """Grade each distinct input once, and spread many distinct inputs over all cores.
 
-Two pieces, used by :mod:`workbench.grade`, :mod:`workbench.features`,
-:mod:`workbench.taxonomy` and :mod:`workbench.checks`:
+Two pieces, used by :mod:`workbench.pipeline.grade`, :mod:`workbench.analysis.features`,
+:mod:`workbench.analysis.taxonomy` and :mod:`workbench.quality.checks`:
 
 * :func:`distinct` groups the rows of a table by the columns a computation depends on,
   so the computation runs once per distinct key and its results are gathered back onto

@@ -10,12 +10,15 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import polars as pl
 
 from workbench.grading.status import GradeStatus, MatchReason, ProgramStatus
-from workbench.taxonomy import ERROR_TYPE_DTYPE
 
 __all__ = [
+    "ErrorType",
+    "ERROR_TYPE_DTYPE",
     "GOLD_KEYS",
     "GOLD_TURNS",
     "DOCUMENTS",
@@ -42,6 +45,26 @@ __all__ = [
     "ANNOTATION_SCHEMA_VERSION",
     "ACTIVE_ANNOTATIONS",
 ]
+
+
+class ErrorType(StrEnum):
+    """Why a wrong turn is wrong (the vocabulary of :mod:`workbench.analysis.taxonomy`)."""
+
+    MISSING_PREDICTION = "missing_prediction"
+    EXTRACTION_FAILURE = "extraction_failure"
+    TIMEOUT = "timeout"
+    NO_GOLD = "no_gold"
+    ARITHMETIC_SLIP = "arithmetic_slip"
+    CARRIED_ERROR = "carried_error"
+    SIGN = "sign"
+    SCALE = "scale"
+    PERCENT = "percent"
+    WRONG_OPERATOR = "wrong_operator"
+    WRONG_OPERAND = "wrong_operand"
+    WRONG_VALUE = "wrong_value"
+
+
+ERROR_TYPE_DTYPE = pl.Enum([e.value for e in ErrorType])
 
 STATUS_DTYPE = pl.Enum([s.value for s in GradeStatus])
 REASON_DTYPE = pl.Enum([r.value for r in MatchReason])

@@ -41,15 +41,15 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from workbench.analysis.slices import SLICES, in_group
 from workbench.annotations.store import AnnotationStore
 from workbench.errors import UsageError
 from workbench.grading.compare import answer_text
 from workbench.grading.program import ProgramSyntaxError, execute_program, literal_numbers, parse_program
 from workbench.schema import CATEGORY_DTYPE
-from workbench.slices import SLICES, in_group
 
 if TYPE_CHECKING:
-    from workbench.run import Run
+    from workbench.pipeline.run import Run
 
 __all__ = ["QueueItem", "TraceView", "TriageItem", "AnnotationSession", "QUEUES", "session_for"]
 
@@ -218,7 +218,7 @@ class AnnotationSession:
         Parameters
         ----------
         slice_name, group
-            A slice of :data:`workbench.slices.SLICES` and one of its groups; both or neither
+            A slice of :data:`workbench.analysis.slices.SLICES` and one of its groups; both or neither
             (neither: every turn).
         failed_only
             Only turns graded wrong (``correct`` false).

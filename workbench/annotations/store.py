@@ -48,6 +48,9 @@ import polars as pl
 
 from workbench.errors import InputError, UsageError, WorkbenchError
 from workbench.grading.program import ProgramSyntaxError, parse_program
+from workbench.io.csvsafe import is_formula_cell
+from workbench.io.jsonfiles import read_text, shown_values
+from workbench.io.paths import inside, safe_name
 from workbench.schema import (
     ANNOTATION_CATEGORIES,
     ANNOTATION_EVENTS,
@@ -340,7 +343,6 @@ def backup_name(store: str | Path, stamp: str, n: int = 1) -> str:
     >>> backup_name("out/annotations.sqlite", "20261121T220000Z"), backup_name("a.sqlite", "20261121T220000Z", 2)
     ('annotations.backup-20261121T220000Z.sqlite', 'a.backup-20261121T220000Z-2.sqlite')
     """
-    from workbench.io.paths import safe_name
 
     suffix = "" if n == 1 else f"-{n}"
     return f"{safe_name(Path(store).stem)}.backup-{stamp}{suffix}.sqlite"
@@ -348,7 +350,6 @@ def backup_name(store: str | Path, stamp: str, n: int = 1) -> str:
 
 def list_backups(store: str | Path, directory: str | Path | None = None) -> list[Path]:
     """The backups of ``store`` (in its folder, or in ``directory``), oldest first."""
-    from workbench.io.paths import safe_name
 
     folder = Path(directory) if directory is not None else Path(store).parent
     found = sorted(folder.glob(f"{safe_name(Path(store).stem)}.backup-*.sqlite"))
@@ -1130,7 +1131,6 @@ class AnnotationStore:
 def _link_exclusive(tmp: Path, folder: Path, name: Callable[[int], str]) -> Path:
     """Give the complete file ``tmp`` its name ``name(1)`` in ``folder`` (``name(2)``, ... when
     taken): a hard link, which fails rather than replace an existing file."""
-    from workbench.io.paths import inside
 
     n = 1
     while True:
@@ -1377,7 +1377,6 @@ _FORMULA_FIELDS = ("corrected_answer", "corrected_program", "note")
 
 def _csv_text(text: str, name: str, file: str, location: str) -> str | None:
     """An optional text value of an annotation CSV; a spreadsheet formula is refused."""
-    from workbench.io.csvsafe import is_formula_cell
 
     if is_formula_cell(text):
         lead = {"\t": "tab", "\r": "carriage return"}.get(text[0], repr(text[0]))
@@ -1439,7 +1438,6 @@ formula (or remove the leading '=')
     file = str(path)
     if not path.is_file():
         raise InputError(file, "file not found", fix="check the path of the annotation CSV")
-    from workbench.io.jsonfiles import read_text, shown_values
 
     content = read_text(path)  # UTF-8 (a byte-order mark is dropped) or UTF-16; other bytes: line and offset
     if not content.strip():

@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from workbench.grading.limits import call_with_limit
 from workbench.grading.memo import memoize
 from workbench.grading.program import (
     Call,
@@ -412,7 +413,6 @@ def _compare(
         return ProgramMatch(False, "a program nests too deeply to compare", "error")
     if pred_sig is not None and gold_sig is not None and pred_sig != gold_sig:
         return _match(False, "different computation: the programs disagree at a test point", "ok", "evaluation", credit)
-    from workbench.grading.limits import call_with_limit  # SymPy runs only under the time limit
 
     outcome = call_with_limit(sympy_difference_is_zero, pred_tree, gold_tree, time_limit=time_limit)
     if outcome.status.value == "timeout":

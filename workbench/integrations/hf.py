@@ -35,6 +35,7 @@ from workbench.grading.compare import Verdict
 from workbench.grading.extract import extract_answer
 from workbench.grading.policies import POLICIES, GradingPolicy, get_policy, grade_answer, select_answer
 from workbench.integrations import require
+from workbench.pipeline.graded import write_atomic
 
 __all__ = ["PairGrade", "grade_pair", "score_pairs", "decode_eval_preds", "make_compute_metrics", "write_pairs"]
 
@@ -238,7 +239,6 @@ def write_pairs(
     keys
         ``(record_id, turn)`` of each example, in order; by default ``(str(index), 0)``.
     """
-    from workbench.io.outputs import write_atomic
 
     if keys is not None and len(keys) != len(grades):
         raise UsageError(f"{len(keys)} keys for {len(grades)} evaluation examples; give one (record_id, turn) each")

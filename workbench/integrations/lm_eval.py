@@ -15,7 +15,7 @@ One ``process_results`` reports, under each of the two filters ``strict-match`` 
 ``rouge1/rouge2/rougeL``    mean ROUGE F-measure of the unfiltered output (x100)
 ==========================  ===========================================================
 
-BLEU and ROUGE are :func:`workbench.textmetrics.text_scores`, so they are the same under
+BLEU and ROUGE are :func:`workbench.analysis.textmetrics.text_scores`, so they are the same under
 both filters and equal to the workbench's own figures. The ``--log_samples`` file loads
 with :func:`workbench.io.predictions.load_predictions`.
 
@@ -33,11 +33,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.analysis.textmetrics import text_scores
 from workbench.grading.extract import Extraction
 from workbench.grading.policies import POLICIES, for_benchmark, get_policy, grade_answer, select_answer
 from workbench.integrations import require
 from workbench.io.gold import executed_text, gsm8k_final_answer
-from workbench.textmetrics import text_scores
+from workbench.io.jsonfiles import iter_json_lines
 
 __all__ = [
     "TASK_NAME",
@@ -95,7 +96,6 @@ def load_docs(*, data_files: str | Path | None = None, **_metadata: Any) -> Any:
     InputError
         For a missing file or a line that is not a JSON object.
     """
-    from workbench.io.jsonfiles import iter_json_lines
 
     datasets = require("datasets", extra="lmeval")
     path = Path(data_files) if data_files is not None else default_data_file()
@@ -205,7 +205,7 @@ def process_results(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str,
 
 
 def corpus_bleu(items: Sequence[tuple[str, str]]) -> float:
-    """Aggregate ``(reference, output)`` pairs into corpus BLEU, as :func:`workbench.textmetrics.text_scores`.
+    """Aggregate ``(reference, output)`` pairs into corpus BLEU, as :func:`workbench.analysis.textmetrics.text_scores`.
 
     Examples
     --------

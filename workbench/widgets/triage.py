@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import ipywidgets as widgets
 
 from workbench.annotations.session import session_for
+from workbench.annotations.store import AnnotationStore
+from workbench.config import annotation_store_path
 from workbench.errors import UsageError, WorkbenchError
 from workbench.grading import patterns
 from workbench.grading.normalize import parse_cell_number
@@ -100,8 +102,6 @@ def open_store(path: str | Path = "") -> AnnotationStore:
     ...     store.snapshot()["n_events"]
     0
     """
-    from workbench.annotations.store import AnnotationStore
-    from workbench.config import annotation_store_path
 
     return AnnotationStore(annotation_store_path(path))
 

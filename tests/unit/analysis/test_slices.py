@@ -1,0 +1,72 @@
+"""Slices over the graded turns table: every turn gets a label in every slice."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from workbench.errors import UsageError
+from workbench.pipeline.run import Run
+from workbench.analysis.slices import SLICES, group_order, in_group, long_slices, slice_accuracy, slice_labels
+
+
+def test_every_turn_has_a_label_in_every_slice(two_dev_runs: Run) -> None:
+    labels = slice_labels(two_dev_runs.turns)
+    assert labels.height == two_dev_runs.turns.height == 2 * 1490
+    for name in SLICES:
+        assert labels[name].null_count() == 0, name
+
+
+def test_long_frame_has_a_row_per_turn_and_slice(two_dev_runs: Run) -> None:
+    long = long_slices(two_dev_runs.turns)
+    assert long.height == two_dev_runs.turns.height * (len(SLICES) + 1)
+    sizes = long.group_by("system", "slice").len()
+    assert sizes["len"].unique().to_list() == [1490]
+
+
+def test_accuracy_by_slice_adds_up_to_the_overall_figure(two_dev_runs: Run) -> None:
+    table = slice_accuracy(two_dev_runs.turns, intervals=False)
+    overall = table.filter(pl.col("slice") == "overall").select("system", "n_correct")
+    per_slice = table.group_by("system", "slice").agg(pl.col("n_correct").sum())
+    joined = per_slice.join(overall, on="system", suffix="_overall")
+    assert (joined["n_correct"] == joined["n_correct_overall"]).all()
+    first = table.filter((pl.col("system") == "claude 06-35") & (pl.col("slice") == "overall")).row(0, named=True)
+    assert (first["n_correct"], first["n_turns"]) == (1238, 1490)
+    assert "error_type" not in table["slice"].to_list()  # outcomes are not populations
+
+
+def test_type2_conversations_are_harder(two_dev_runs: Run) -> None:
+    """The seed report's finding: type-2 conversations (two questions joined) score lower."""
+    table = slice_accuracy(two_dev_runs.turns, ["type2"], intervals=False)
+    for system in ("claude 06-35", "claude 12-48"):
+        part = dict(table.filter(pl.col("system") == system).select("group", "accuracy").iter_rows())
+        assert part["type 2"] < part["type 1"]
+
+
+def test_in_group_selects_the_same_turns_as_the_label(two_dev_runs: Run) -> None:
+    turns = two_dev_runs.turns
+    labels = slice_labels(turns, ["operation", "dependency_distance"])
+    assert turns.filter(in_group("operation", "divide")).height == labels.filter(pl.col("operation") == "divide").height
+    assert (
+        turns.filter(in_group("dependency_distance", "2")).height
+        == labels.filter(pl.col("dependency_distance") == "2").height
+    )
+
+
+def test_grader_disagreement_marks_percent_unit_answers(two_dev_runs: Run) -> None:
+    """Percent answers in percent units ("12.57" for 0.12574) are right under the cascade and
+    wrong under exact string match: those turns are where the policies disagree."""
+    turns = two_dev_runs.turns.filter(pl.col("system") == "claude 06-35")
+    by_percent = turns.filter(pl.col("reason") == "percent_reading")
+    assert by_percent.height == 242
+    assert by_percent["graders_disagree"].all()
+
+
+def test_unknown_slice_is_refused() -> None:
+    with pytest.raises(UsageError, match="no slice named nope"):
+        long_slices(pl.DataFrame(), ["nope"])
+
+
+def test_numeric_groups_in_numeric_order() -> None:
+    assert group_order("dependency_distance", ["3", "10", "0"]) == ["0", "3", "10"]
+    assert group_order("operation", ["divide", "add"]) == ["divide", "add"]

@@ -1,0 +1,197 @@
+"""Grading prediction tables against gold: the graded turns, unmatched rows, and metrics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench.pipeline.grade import GradedRun, grade_predictions
+from workbench.io.gold import GoldDataset, load_gold
+from workbench.io.predictions import load_predictions
+from workbench.analysis.metrics import accuracy_by, conversations, summarize
+from workbench.schema import GRADED_TURNS
+
+CLAUDE = "zarifaziz-claude-sonnet-4-6@2026-05-04T06-35-00Z"
+
+
+@pytest.fixture(scope="module")
+def claude_run(dev_gold: GoldDataset, claude_run_path: Path) -> GradedRun:
+    return grade_predictions(dev_gold, load_predictions(claude_run_path))
+
+
+@pytest.fixture(scope="module")
+def claude_summary(claude_run: GradedRun) -> dict:
+    return summarize(claude_run.turns, claude_run.unmatched, claude_run.policy.name)[CLAUDE]
+
+
+def test_bundled_run_is_graded_turn_by_turn(claude_run: GradedRun) -> None:
+    turns = claude_run.turns
+    assert claude_run.systems == (CLAUDE,)
+    assert turns.schema == pl.Schema(GRADED_TURNS)
+    assert turns.height == 1490
+    assert turns.select("system", "record_id", "turn").is_duplicated().sum() == 0
+    assert claude_run.unmatched.height == 0
+    assert turns["status"].cast(pl.String).is_in(["no_prediction"]).sum() == 0
+    # every row says why: correct rows carry a match rule, wrong rows a mismatch type
+    match_rules = {
+        "exact",
+        "normalised",
+        "yes_no",
+        "official_round5",
+        "rel_tolerance",
+        "reported_precision",
+        "percent_reading",
+    }
+    reasons = turns.select(pl.col("correct"), pl.col("reason").cast(pl.String))
+    assert reasons.filter(pl.col("correct"))["reason"].is_in(list(match_rules)).all()
+    assert not reasons.filter(~pl.col("correct"))["reason"].is_in(list(match_rules)).any()
+
+
+def test_bundled_run_metrics_match_upstream(claude_summary: dict, claude_summary_path: Path) -> None:
+    upstream = json.loads(claude_summary_path.read_text(encoding="utf-8"))["breakdown"]
+    assert claude_summary["n_turns"] == upstream["n_turns"] == 1490
+    assert claude_summary["n_conversations"] == upstream["n_records"] == 421
+    assert abs(claude_summary["turn_execution_accuracy"] - 0.835) <= 0.015
+    # our per-turn verdicts differ from upstream on 10 turns (tests/unit/grading/test_compare.py
+    # lists them): 1238 of 1490 against 1244; conversations right on every turn: 308 of 421
+    # against upstream's 310
+    assert upstream["n_records_all_correct"] == 310
+    assert claude_summary["n_turns_correct"] == 1238
+    assert claude_summary["all_turns_correct_rate"] == 308 / 421
+    assert claude_summary["n_upstream_correct"] == 1244 and claude_summary["n_upstream_disagreements"] == 10
+    assert claude_summary["n_missing"] == claude_summary["n_unmatched"] == 0
+    assert claude_summary["n_predictions"] == 1490
+    assert sum(claude_summary["reasons"].values()) == 1490
+    # the run has programs (its calculations), so program accuracy is reported
+    assert 0 < claude_summary["turn_program_accuracy"] < 1
+
+
+def test_conversations_are_derived_from_turns(claude_run: GradedRun) -> None:
+    turns = claude_run.turns
+    convs = conversations(turns)
+    assert convs.height == 421
+    last = (
+        turns.sort("turn")
+        .group_by("system", "record_id")
+        .agg(
+            pl.col("correct").last().alias("last_correct"),
+            pl.col("correct").all().alias("all_ok"),
+            pl.len().alias("n"),
+        )
+    )
+    joined = convs.join(last, on=["system", "record_id"], how="inner")
+    assert joined.height == 421
+    assert (joined["final_turn_correct"] == joined["last_correct"]).all()
+    assert (joined["all_turns_correct"] == joined["all_ok"]).all()
+    assert (joined["n_turns"] == joined["n"]).all()
+    # is_last_turn marks exactly one turn per conversation, the one final_turn_correct reads
+    assert turns["is_last_turn"].sum() == 421
+    wrong_first = convs.filter(pl.col("first_error_turn").is_not_null())
+    assert (~wrong_first["all_turns_correct"]).all()
+
+
+def test_accuracy_by_group(claude_run: GradedRun) -> None:
+    by_type = accuracy_by(claude_run.turns, "has_type2_question")
+    assert by_type["n_turns"].sum() == 1490
+    assert by_type["n_correct"].sum() == claude_run.turns["correct"].sum()
+
+
+# --------------------------------------------------------------------------- small runs
+def test_unmatched_and_missing_predictions(tmp_path: Path, dev_small_path: Path) -> None:
+    gold = load_gold(dev_small_path)
+    turns = gold.turns.sort("record_id", "turn")
+    first_id, n_first = turns.row(0, named=True)["record_id"], turns.row(0, named=True)["n_turns"]
+    path = tmp_path / "partial.jsonl"
+    rows = [
+        {"record_id": first_id, "turn": 0, "predicted_answer": turns.row(0, named=True)["gold_executed"]},
+        {"record_id": "Single_NOPE/2001/page_1.pdf-1", "turn": 0, "predicted_answer": "1"},
+        {"record_id": first_id, "turn": n_first, "predicted_answer": "2"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    run = grade_predictions(gold, load_predictions(path))
+
+    unmatched = run.unmatched.sort("source_location")
+    assert unmatched["source_location"].to_list() == ["line 2", "line 3"]
+    assert unmatched["why"].to_list() == [
+        "record_id not in dev_small.json",
+        f"turn {n_first} is out of range for a {n_first}-turn conversation",
+    ]
+
+    graded = run.turns
+    assert graded.height == gold.turns.height  # one row per gold turn, answered or not
+    answered = graded.filter((pl.col("record_id") == first_id) & (pl.col("turn") == 0)).row(0, named=True)
+    assert answered["correct"] and str(answered["status"]) == "ok"
+    missing = graded.filter(pl.col("status") == "no_prediction")
+    assert missing.height == gold.turns.height - 1
+    assert not missing["correct"].any()
+    assert set(missing["reason"].cast(pl.String)) == {"no_prediction"}
+
+    summary = summarize(run.turns, run.unmatched, run.policy.name)["partial"]
+    assert summary["n_unmatched"] == 2
+    assert summary["n_missing"] == gold.turns.height - 1
+    assert summary["n_predictions"] == 1
+    assert summary["n_turns_correct"] == 1
+
+
+def test_two_systems_are_graded_side_by_side(tmp_path: Path, dev_small_path: Path) -> None:
+    gold = load_gold(dev_small_path)
+    first = gold.turns.row(0, named=True)
+    path = tmp_path / "both.csv"
+    path.write_text(
+        "system,record_id,turn,predicted_answer\n"
+        f"good,{first['record_id']},{first['turn']},{first['gold_executed']}\n"
+        f"bad,{first['record_id']},{first['turn']},-999999\n",
+        encoding="utf-8",
+    )
+    run = grade_predictions(gold, load_predictions(path))
+    assert run.systems == ("good", "bad")
+    assert run.turns.height == 2 * gold.turns.height
+    key = (pl.col("record_id") == first["record_id"]) & (pl.col("turn") == first["turn"])
+    verdicts = dict(run.turns.filter(key).select("system", "correct").iter_rows())
+    assert verdicts == {"good": True, "bad": False}
+
+
+def test_program_only_predictions_are_executed(tmp_path: Path, dev_small_path: Path) -> None:
+    gold = load_gold(dev_small_path)
+    first = gold.turns.row(0, named=True)
+    path = tmp_path / "programs.jsonl"
+    path.write_text(
+        json.dumps({"record_id": first["record_id"], "turn": first["turn"], "predicted_program": first["gold_program"]})
+        + "\n",
+        encoding="utf-8",
+    )
+    row = (
+        grade_predictions(gold, load_predictions(path))
+        .turns.filter(pl.col("status") != "no_prediction")
+        .row(0, named=True)
+    )
+    assert row["answer_source"] == "program"
+    assert row["correct"] and row["program_correct"]
+    assert str(row["program_status"]) == "ok"
+
+
+@pytest.mark.parametrize("fixture", ["ghchen99_predictions_path", "ghchen99_results_path"])
+def test_ghchen99_graded_against_embedded_gold(
+    fixture: str, request: pytest.FixtureRequest, ghchen99_predictions_path: Path
+) -> None:
+    gold = load_gold(ghchen99_predictions_path)
+    run = grade_predictions(gold, load_predictions(request.getfixturevalue(fixture)))
+    (summary,) = summarize(run.turns, run.unmatched, run.policy.name).values()
+    assert summary["n_turns"] == 355 and summary["n_conversations"] == 100
+    assert summary["n_missing"] == summary["n_unmatched"] == 0
+    turns = run.turns
+    # program accuracy: share of turns whose program is equivalent to the gold program
+    assert summary["turn_program_accuracy"] == pytest.approx(turns["program_correct"].fill_null(False).mean())
+    # a verdict on every turn except where the model wrote an empty program (one turn)
+    no_verdict = turns.filter(pl.col("program_correct").is_null())
+    assert no_verdict["predicted_program"].str.strip_chars().to_list() == [""]
+    last = turns.filter(pl.col("is_last_turn"))
+    assert summary["conversation_program_accuracy"] == pytest.approx(last["program_correct"].mean())
+    assert 0.5 < summary["turn_program_accuracy"] < 1
+    assert 0 < summary["conversation_program_accuracy"] < summary["turn_program_accuracy"]
+    # the first turn reads 174247 where the gold is 206588: wrong answer, wrong program
+    first = turns.filter((pl.col("record_id") == "Single_JKHY/2009/page_28.pdf-3") & (pl.col("turn") == 0))
+    assert first.select("correct", "program_correct").row(0) == (False, False)

@@ -1,0 +1,77 @@
+"""The pool and dedupe paths of grading give exactly the in-process, row-by-row results."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import workbench.pipeline.grade
+import workbench.parallel
+from workbench.pipeline.grade import grade_predictions
+from workbench.io.gold import GoldDataset, load_gold
+from workbench.io.predictions import load_predictions
+from workbench.parallel import distinct, map_chunks, same_tables
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+GOLD = FIXTURES / "convfinqa" / "dev_small.json"
+PREDS = FIXTURES / "predictions" / "zarifaziz_dev_small.jsonl"
+
+
+def _replicate(gold: GoldDataset, preds: pl.DataFrame, copies: int) -> tuple[GoldDataset, pl.DataFrame]:
+    """``copies`` copies of the gold set and predictions, record and document ids suffixed ``#k``."""
+
+    def suffixed(frame: pl.DataFrame, columns: list[str], k: int) -> pl.DataFrame:
+        return frame.with_columns(pl.col(c) + f"#{k}" for c in columns if c in frame.columns)
+
+    turns = pl.concat([suffixed(gold.turns, ["record_id", "doc_id"], k) for k in range(copies)])
+    documents = pl.concat([suffixed(gold.documents, ["doc_id"], k) for k in range(copies)])
+    many = pl.concat([suffixed(preds, ["record_id"], k) for k in range(copies)])
+    return dataclasses.replace(gold, turns=turns, documents=documents), many
+
+
+@pytest.fixture(scope="module")
+def small() -> tuple[GoldDataset, pl.DataFrame]:
+    return load_gold(GOLD), load_predictions(PREDS, system="s")
+
+
+def test_pool_matches_in_process(small, monkeypatch):
+    gold, preds = small
+    other = preds.with_columns(pl.lit("t").alias("system"))
+    inline = grade_predictions(gold, [preds, other], workers=1)
+    monkeypatch.setattr(workbench.parallel, "POOL_THRESHOLD", 1)
+    monkeypatch.setattr(workbench.parallel, "CHUNK_SIZE", 7)
+    pooled = grade_predictions(gold, [preds, other], workers=2)
+    assert_frame_equal(pooled.turns, inline.turns)
+    assert_frame_equal(pooled.policy_grades, inline.policy_grades)
+    assert_frame_equal(pooled.checks, inline.checks)
+
+
+def test_replicated_run_grades_each_distinct_input_once(small, monkeypatch):
+    gold, preds = small
+    seen: list[int] = []
+    monkeypatch.setattr(workbench.pipeline.grade, "_on_distinct", seen.append)
+    once = grade_predictions(gold, preds, workers=1)
+    many_gold, many_preds = _replicate(gold, preds, 4)
+    many = grade_predictions(many_gold, many_preds, workers=1)
+    assert seen[1] == seen[0]  # the copies add no input to grade
+    assert 4 * seen[1] <= many.turns.height
+    assert many.turns.height == 4 * once.turns.height
+    for k in range(4):
+        copy = many.turns.filter(pl.col("record_id").str.ends_with(f"#{k}"))
+        assert copy.drop("record_id").equals(once.turns.drop("record_id"))
+        assert copy["record_id"].str.replace(f"#{k}$", "").equals(once.turns["record_id"])
+    grades = many.policy_grades.filter(pl.col("record_id").str.ends_with("#2"))
+    assert grades.drop("record_id").equals(once.policy_grades.drop("record_id"))
+
+
+def test_distinct_and_map_chunks_keep_order():
+    frame = pl.DataFrame({"a": ["x", "y", "x", None], "b": [1, 2, 1, None]})
+    unique, index = distinct(frame, ["a", "b"])
+    assert unique.rows() == [("x", 1), ("y", 2), (None, None)]
+    assert unique[index].equals(frame)
+    assert map_chunks(list, list(range(10)), workers=1) == list(range(10))
+    assert same_tables({"d#1": {"r": [1.0]}, "d#0": {"r": [1.0]}}) == {"d#0": "d#0", "d#1": "d#0"}

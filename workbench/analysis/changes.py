@@ -1,0 +1,228 @@
+"""Run manifests, and what changed since the previous run of the same report.
+
+A report run leaves, next to its HTML, ``<slug>.manifest.json`` (input hashes, parameters,
+versions, headline metrics per system) and ``<slug>.verdicts.parquet`` (one row per system and
+turn: correct or not). The next run into the same folder compares itself with them: metric
+deltas per system, and the turns that newly fail or newly pass.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import platform
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench import __version__
+
+__all__ = [
+    "MANIFEST_METRICS",
+    "Changes",
+    "build_manifest",
+    "read_verdicts",
+    "compare_runs",
+    "changes_html",
+    "manifest_html",
+]
+
+#: Headline metrics a manifest keeps per system, with their labels.
+MANIFEST_METRICS = {
+    "turn_execution_accuracy": "Turn execution acc.",
+    "conversation_execution_accuracy": "Conversation execution acc.",
+    "all_turns_correct_rate": "All turns correct",
+    "turn_program_accuracy": "Turn program acc.",
+    "conversation_program_accuracy": "Conversation program acc.",
+    "n_turns": "Turns",
+    "n_turns_correct": "Turns correct",
+}
+_VERSIONED = ("polars", "pandas", "plotly", "papermill", "ipywidgets", "sympy", "math-verify", "nbformat")
+VERDICT_KEYS = ["system", "record_id", "turn"]
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def build_manifest(
+    *, template: str, parameters: dict[str, Any], summary: dict[str, Any] | None, html_file: str
+) -> dict[str, Any]:
+    """The manifest of one report run.
+
+    ``summary`` is the graded run's ``summary.json`` (inputs with their hashes, metrics per
+    system), or ``None`` for a template that grades nothing.
+
+    Examples
+    --------
+    >>> m = build_manifest(template="01-overview", parameters={}, summary=None, html_file="bundled.html")
+    >>> sorted(m)[:4], m["template"]
+    (['created_at', 'html', 'inputs', 'metrics'], '01-overview')
+    """
+
+    summary = summary or {}
+    metrics = {
+        system: {key: values.get(key) for key in MANIFEST_METRICS if values.get(key) is not None}
+        for system, values in summary.get("systems", {}).items()
+    }
+    return {
+        "workbench_version": __version__,
+        "template": template,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "parameters": parameters,
+        "inputs": {"dataset": summary.get("dataset"), "predictions": summary.get("predictions", [])},
+        "versions": {
+            "python": platform.python_version(),
+            **{p: v for p in _VERSIONED if (v := _version(p)) is not None},
+        },
+        "metrics": metrics,
+        "html": html_file,
+    }
+
+
+def read_verdicts(turns_path: Path) -> pl.DataFrame:
+    """``system, record_id, turn, correct`` from a graded ``turns.parquet``."""
+    return pl.read_parquet(turns_path, columns=[*VERDICT_KEYS, "correct"])
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed between two runs of one report.
+
+    Attributes
+    ----------
+    previous
+        When the previous run was made (its manifest's ``created_at``).
+    metrics
+        ``system, metric, previous, current, delta`` for each headline metric.
+    newly_failing, newly_passing
+        ``system, record_id, turn`` of turns whose verdict flipped.
+    inputs_changed
+        Names of the inputs whose hash differs (``dataset``, prediction files).
+    """
+
+    previous: str
+    metrics: pl.DataFrame
+    newly_failing: pl.DataFrame
+    newly_passing: pl.DataFrame
+    inputs_changed: tuple[str, ...]
+
+
+def _input_hashes(manifest: dict[str, Any]) -> dict[str, str]:
+    inputs = manifest.get("inputs") or {}
+    out = {}
+    if inputs.get("dataset"):
+        out["dataset"] = inputs["dataset"].get("sha256", "")
+    for item in inputs.get("predictions") or []:
+        out[f"predictions of {item.get('system')}"] = item.get("sha256", "")
+    return out
+
+
+def compare_runs(
+    previous: dict[str, Any], previous_verdicts: pl.DataFrame | None, current: dict[str, Any], verdicts: pl.DataFrame
+) -> Changes:
+    """Compare a run with the previous run of the same report.
+
+    Examples
+    --------
+    >>> old = {"created_at": "t0", "metrics": {"s": {"turn_execution_accuracy": 0.5}}}
+    >>> new = {"created_at": "t1", "metrics": {"s": {"turn_execution_accuracy": 0.75}}}
+    >>> v0 = pl.DataFrame({"system": ["s"] * 2, "record_id": ["r"] * 2, "turn": [0, 1], "correct": [True, False]})
+    >>> v1 = v0.with_columns(pl.lit(True).alias("correct"))
+    >>> c = compare_runs(old, v0, new, v1)
+    >>> c.metrics.row(0), c.newly_passing.rows(), c.newly_failing.height
+    (('s', 'turn_execution_accuracy', 0.5, 0.75, 0.25), [('s', 'r', 1)], 0)
+    """
+    rows = []
+    for system, values in current.get("metrics", {}).items():
+        before = previous.get("metrics", {}).get(system, {})
+        for key in MANIFEST_METRICS:
+            if key in values or key in before:
+                now, then = values.get(key), before.get(key)
+                delta = now - then if isinstance(now, int | float) and isinstance(then, int | float) else None
+                rows.append({"system": system, "metric": key, "previous": then, "current": now, "delta": delta})
+    metrics = pl.DataFrame(
+        rows,
+        schema={
+            "system": pl.String,
+            "metric": pl.String,
+            "previous": pl.Float64,
+            "current": pl.Float64,
+            "delta": pl.Float64,
+        },
+    )
+    empty = pl.DataFrame(schema={"system": pl.String, "record_id": pl.String, "turn": pl.Int32})
+    failing, passing = empty, empty
+    if previous_verdicts is not None:
+        joined = verdicts.join(previous_verdicts, on=VERDICT_KEYS, how="inner", suffix="_previous")
+        failing = joined.filter(pl.col("correct_previous") & ~pl.col("correct")).select(VERDICT_KEYS).sort(VERDICT_KEYS)
+        passing = joined.filter(~pl.col("correct_previous") & pl.col("correct")).select(VERDICT_KEYS).sort(VERDICT_KEYS)
+    old, new = _input_hashes(previous), _input_hashes(current)
+    changed = tuple(name for name in new if old.get(name) != new[name])
+    return Changes(str(previous.get("created_at", "an earlier run")), metrics, failing, passing, changed)
+
+
+def _turn_list(frame: pl.DataFrame, limit: int = 200) -> str:
+    if not frame.height:
+        return "<p>none</p>"
+    items = "".join(
+        f"<li>{html.escape(s)}: <code>{html.escape(r)}</code> turn {t}</li>"
+        for s, r, t in frame.head(limit).iter_rows()
+    )
+    more = f"<p class='wb-note'>and {frame.height - limit} more</p>" if frame.height > limit else ""
+    return f"<ul>{items}</ul>{more}"
+
+
+def _number(value: float | None, key: str) -> str:
+    if value is None:
+        return "&mdash;"
+    return f"{value:.0f}" if key.startswith("n_") else f"{value:.1%}"
+
+
+def changes_html(changes: Changes | None) -> str:
+    """The "changes since the previous run" section that opens a report (empty without one)."""
+    if changes is None:
+        return (
+            '<section class="wb-changes"><h2>Changes since the previous run</h2>'
+            '<p class="wb-note">No earlier run of this report in this folder: nothing to compare with.</p></section>'
+        )
+    rows = []
+    for system, key, then, now, delta in changes.metrics.iter_rows():
+        shown = "&mdash;" if delta is None else (f"{delta:+.0f}" if key.startswith("n_") else f"{delta * 100:+.2f} pts")
+        rows.append(
+            f"<tr><td>{html.escape(system)}</td><td>{html.escape(MANIFEST_METRICS.get(key, key))}</td>"
+            f'<td class="num">{_number(then, key)}</td><td class="num">{_number(now, key)}</td>'
+            f'<td class="num">{shown}</td></tr>'
+        )
+    inputs = (
+        f"<p>Inputs changed: {html.escape(', '.join(changes.inputs_changed))}.</p>"
+        if changes.inputs_changed
+        else "<p>Inputs unchanged (same hashes).</p>"
+    )
+    return (
+        '<section class="wb-changes"><h2>Changes since the previous run</h2>'
+        f"<p>Compared with the run of {html.escape(changes.previous)}.</p>{inputs}"
+        '<div class="wb-scroll"><table class="wb-table"><thead><tr><th>system</th><th>metric</th><th>previous</th>'
+        f"<th>now</th><th>change</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f"<h3>Newly failing turns ({changes.newly_failing.height})</h3>{_turn_list(changes.newly_failing)}"
+        f"<h3>Newly passing turns ({changes.newly_passing.height})</h3>{_turn_list(changes.newly_passing)}"
+        "</section>"
+    )
+
+
+def manifest_html(manifest: dict[str, Any]) -> str:
+    """The run manifest as a collapsible section (and as JSON a script can read)."""
+    text = json.dumps(manifest, indent=2, default=str)
+    safe = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return (
+        '<details class="wb-manifest"><summary>Run manifest (inputs, parameters, versions, metrics)</summary>'
+        f'<pre class="wb-text">{html.escape(text)}</pre></details>'
+        f'<script type="application/json" id="wb-manifest">{safe}</script>'
+    )

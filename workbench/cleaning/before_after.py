@@ -1,0 +1,105 @@
+"""What cleaning the gold does to the scores: apply the annotations in force to the gold
+set, grade the same predictions again, and compare each system before and after.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from workbench.annotations.store import AnnotationStore
+from workbench.cleaning.export import apply_annotations
+from workbench.errors import UsageError
+from workbench.schema import ACTIVE_ANNOTATIONS
+
+if TYPE_CHECKING:
+    from workbench.pipeline.run import Run
+
+__all__ = ["read_active_annotations", "read_annotation_store", "cleaning_effect"]
+
+
+def read_active_annotations(path: str | Path) -> pl.DataFrame:
+    """The annotations in force in an annotation store; an empty table for an empty path.
+
+    Raises
+    ------
+    UsageError
+        When a path is given and there is no store there.
+
+    Examples
+    --------
+    >>> read_active_annotations("").height
+    0
+    """
+    return read_annotation_store(path)[0]
+
+
+def read_annotation_store(path: str | Path) -> tuple[pl.DataFrame, dict[str, Any] | None]:
+    """The annotations in force in an annotation store and what the store held
+    (``path``, ``n_events``, ``max_event_id``, ``sha256``: for an export's manifest), read
+    through one opening of the store; an empty table and ``None`` for an empty path.
+
+    Raises
+    ------
+    UsageError
+        When a path is given and there is no store there.
+
+    Examples
+    --------
+    >>> active, snapshot = read_annotation_store("")
+    >>> active.height, snapshot
+    (0, None)
+    """
+    if not str(path).strip():
+        return pl.DataFrame(schema=ACTIVE_ANNOTATIONS), None
+
+    target = Path(path)
+    if not target.exists():
+        raise UsageError(
+            f"no annotation store at {target}. Fix: give the SQLite file the triage notebook or "
+            "`workbench annotations import` wrote, or leave the parameter empty"
+        )
+    with AnnotationStore(target, create=False) as store:
+        return store.active(), {"path": str(path), **store.snapshot()}
+
+
+def _scores(turns: pl.DataFrame, suffix: str) -> pl.DataFrame:
+    last = pl.col("turn") == pl.col("n_turns") - 1
+    return turns.group_by("system", maintain_order=True).agg(
+        pl.len().alias(f"n_turns_{suffix}"),
+        pl.col("correct").sum().alias(f"n_correct_{suffix}"),
+        pl.col("correct").mean().alias(f"turn_accuracy_{suffix}"),
+        pl.col("correct").filter(last).mean().alias(f"conversation_accuracy_{suffix}"),
+    )
+
+
+def cleaning_effect(run: Run, annotations: pl.DataFrame) -> pl.DataFrame:
+    """Each system's scores against the gold as given and against the cleaned gold.
+
+    Columns: ``system``, turns, correct turns, turn and conversation execution accuracy
+    before and after, the change in points, ``n_changed`` (turns in both whose verdict
+    changed) and ``n_removed`` (turns of excluded conversations).
+    """
+
+    before = run.turns
+    after = run.regrade(apply_annotations(run.gold, annotations)).turns if annotations.height else before
+    keys = ["system", "record_id", "turn"]
+    changed = (
+        before.select(*keys, "correct")
+        .join(after.select(*keys, "correct"), on=keys, how="inner", suffix="_after")
+        .group_by("system")
+        .agg((pl.col("correct") != pl.col("correct_after")).sum().alias("n_changed"))
+    )
+    removed = before.join(after.select(keys), on=keys, how="anti").group_by("system").len("n_removed")
+    return (
+        _scores(before, "before")
+        .join(_scores(after, "after"), on="system", how="left")
+        .join(changed, on="system", how="left")
+        .join(removed, on="system", how="left")
+        .with_columns(
+            ((pl.col("turn_accuracy_after") - pl.col("turn_accuracy_before")) * 100).alias("turn_change_points"),
+            pl.col("n_changed", "n_removed").fill_null(0),
+        )
+    )

@@ -1,0 +1,377 @@
+"""Grade prediction tables against a gold dataset into the graded ``turns`` table.
+
+Every gold turn gets one row per system (a turn the system did not answer is graded
+``no_prediction``); predictions that match no gold turn are kept in ``unmatched`` and
+counted, never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import polars as pl
+
+from workbench.analysis.features import gold_features
+from workbench.analysis.taxonomy import error_types
+from workbench.grading.compare import AnswerKind
+from workbench.grading.equivalence import final_operation
+from workbench.grading.limits import start_worker
+from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, GradingPolicy, for_benchmark, get_policy
+from workbench.grading.program import TableRows
+from workbench.grading.status import GradeStatus, MatchReason
+from workbench.grading.turn import grade_turn
+from workbench.io.gold import GoldDataset
+from workbench.parallel import distinct, map_chunks, same_tables
+from workbench.quality.checks import run_checks, top_category
+from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS
+
+__all__ = [
+    "GradedRun",
+    "grade_predictions",
+    "graders_disagree",
+    "unmatched_reason",
+    "unmatched_rows",
+    "unmatched_message",
+]
+
+
+@dataclass(frozen=True)
+class GradedRun:
+    """The result of grading one or more systems on one dataset.
+
+    Attributes
+    ----------
+    turns
+        One row per ``(system, record_id, turn)`` of the gold set; see
+        :data:`workbench.schema.GRADED_TURNS`.
+    unmatched
+        Prediction rows that match no gold turn, with a ``why`` column.
+    systems
+        System names in the order they were given.
+    policy
+        The main grading policy (its verdicts fill ``turns``).
+    policy_grades
+        One row per turn and policy: the same outputs graded under every policy; see
+        :data:`workbench.schema.POLICY_GRADES`.
+    checks
+        Data-quality flags on the gold turns; see :data:`workbench.schema.CHECKS`.
+    """
+
+    turns: pl.DataFrame
+    unmatched: pl.DataFrame
+    systems: tuple[str, ...]
+    policy: GradingPolicy
+    policy_grades: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=POLICY_GRADES))
+    checks: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=CHECKS))
+
+
+#: Prediction columns that carry gold (they served to build or link the gold set).
+_CARRIED_GOLD = ("question", "gold_answer", "gold_solution")
+
+
+def unmatched_rows(gold: GoldDataset, preds: pl.DataFrame) -> pl.DataFrame:
+    """The prediction rows that match no gold turn, in their given order, with a ``why``."""
+    keys = ["record_id", "turn"]
+    record_turns = gold.turns.group_by("record_id").agg(pl.col("n_turns").first())
+    return (
+        preds.join(gold.turns.select(keys), on=keys, how="anti", maintain_order="left")
+        .join(record_turns, on="record_id", how="left", maintain_order="left")
+        .with_columns(unmatched_reason(gold).alias("why"))
+    )
+
+
+def unmatched_reason(gold: GoldDataset) -> pl.Expr:
+    """Explain why a prediction row matches no gold turn (a ``pl.Expr`` over predictions
+    joined with the record's ``n_turns``)."""
+    return (
+        pl.when(pl.col("n_turns").is_null())
+        .then(pl.lit(f"record_id not in {gold.path.name}"))
+        .otherwise(pl.format("turn {} is out of range for a {}-turn conversation", pl.col("turn"), pl.col("n_turns")))
+    )
+
+
+def _as_text(dtype: pl.DataType) -> pl.DataType:
+    """Enum columns are built as text and cast once, so an unknown value fails loudly."""
+    return pl.String() if isinstance(dtype, pl.Enum) else dtype
+
+
+#: What one turn's grade depends on (besides the table, the answer kind and the policies).
+_GRADE_INPUTS = (
+    "_has_prediction",
+    "predicted_answer",
+    "predicted_program",
+    "gold_executed",
+    "gold_program",
+    "gold_answer",
+    "raw_output",
+    "upstream_answer",
+    "question",
+    "predicted_unit",
+)
+_NO_PREDICTION = "the system gave no prediction for this turn"
+
+
+def _grade_chunk(
+    items: list[tuple[dict[str, Any], TableRows | None]],
+    policy: GradingPolicy,
+    also: Sequence[GradingPolicy],
+    kind: AnswerKind,
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Grade distinct inputs: per item, the turn's columns and one row per policy."""
+    names = [policy.name, *[p.name for p in also if p.name != policy.name]]
+    out = []
+    for row, table in items:
+        if not row["_has_prediction"]:
+            turn = {
+                "answer_source": "none",
+                "answer": None,
+                "extraction_rule": None,
+                "correct": False,
+                "status": GradeStatus.NO_PREDICTION.value,
+                "reason": MatchReason.NO_PREDICTION.value,
+                "detail": _NO_PREDICTION,
+                "pred_value": None,
+                "program_status": None,
+                "program_correct": None,
+                "program_detail": None,
+                "program_credit": None,
+            }
+            fields = ("correct", "status", "reason", "answer", "answer_source", "extraction_rule", "detail")
+            out.append((turn, [{"policy": name, **{f: turn[f] for f in fields}} for name in names]))
+            continue
+        grade = grade_turn(
+            predicted_answer=row["predicted_answer"],
+            predicted_program=row["predicted_program"],
+            gold_executed=row["gold_executed"],
+            gold_program=row["gold_program"],
+            gold_answer=row.get("gold_answer"),
+            table=table,
+            raw_output=row.get("raw_output"),
+            upstream_answer=row.get("upstream_answer"),
+            question=row.get("question"),
+            unit=row.get("predicted_unit"),
+            kind=kind,
+            policy=policy,
+            also=also,
+        )
+        verdict = grade.verdict
+        match = grade.program_match
+        turn = {
+            "answer_source": grade.answer_source,
+            "answer": grade.answer,
+            "extraction_rule": grade.extraction.rule.value if grade.extraction else None,
+            "correct": verdict.correct,
+            "status": verdict.status.value,
+            "reason": verdict.reason.value,
+            "detail": verdict.detail,
+            "pred_value": verdict.pred_value,
+            "program_status": grade.program.status.value if grade.program else None,
+            "program_correct": grade.program_correct,
+            "program_detail": grade.program_detail or None,
+            "program_credit": match.partial_credit if match else None,
+        }
+        by_policy = [
+            {
+                "policy": each.policy,
+                "correct": each.verdict.correct,
+                "status": each.verdict.status.value,
+                "reason": each.verdict.reason.value,
+                "answer": each.answer,
+                "answer_source": each.answer_source,
+                "extraction_rule": each.extraction.rule.value if each.extraction else None,
+                "detail": each.verdict.detail,
+            }
+            for each in grade.policies
+        ]
+        out.append((turn, by_policy))
+    return out
+
+
+#: Called once per distinct grading input (a hook for tests that count them).
+_on_distinct: Callable[[int], None] | None = None
+
+
+def _grade_rows(
+    joined: pl.DataFrame,
+    tables: dict[str, TableRows],
+    policy: GradingPolicy,
+    also: Sequence[GradingPolicy],
+    kind: AnswerKind,
+    workers: int | None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Grade every row of ``joined`` once per distinct input; the turns (``joined`` with the
+    grade's columns) and the policy grades (sorted by system, record_id, turn)."""
+    canonical = same_tables(tables)
+    inputs = [c for c in _GRADE_INPUTS if c in joined.columns]
+    keyed = joined.with_columns(
+        pl.col("doc_id").replace_strict(canonical, default=None, return_dtype=pl.String).alias("_table")
+        if canonical and "doc_id" in joined.columns
+        else pl.lit(None, dtype=pl.String).alias("_table")
+    )
+    unique, index = distinct(keyed, [*inputs, "_table"])
+    if _on_distinct is not None:
+        _on_distinct(unique.height)
+    items = [
+        (row, tables[row["_table"]] if row["_table"] is not None else None) for row in unique.iter_rows(named=True)
+    ]
+    graded = map_chunks(partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers)
+    results = pl.DataFrame([turn for turn, _ in graded], infer_schema_length=None)
+    turns = joined.drop(results.columns, strict=False).hstack(results[index])
+    text = {c: _as_text(t) for c, t in POLICY_GRADES.items() if c not in ("system", "record_id", "turn")}
+    per_key = pl.DataFrame(
+        [{"_key": key, "_p": p, **row} for key, (_, rows) in enumerate(graded) for p, row in enumerate(rows)],
+        schema={"_key": pl.UInt32(), "_p": pl.Int64(), **text},
+    )
+    policy_grades = (
+        joined.select("system", "record_id", "turn")
+        .with_columns(index.alias("_key"))
+        .sort("system", "record_id", "turn", maintain_order=True)  # before the join makes it 6x longer
+        .join(per_key, on="_key", how="inner", maintain_order="left_right")
+        .select([pl.col(c).cast(t) for c, t in POLICY_GRADES.items()])
+    )
+    if joined.select(pl.struct("system", "record_id", "turn").n_unique()).item() == joined.height:
+        # one row per turn: whether the policies disagree is a property of the graded input
+        disagree = (
+            pl.DataFrame({"_key": pl.int_range(unique.height, dtype=pl.UInt32, eager=True)})
+            .join(
+                per_key.group_by("_key").agg((pl.col("correct").n_unique() > 1).alias("graders_disagree")),
+                on="_key",
+                how="left",
+            )
+            .sort("_key")["graders_disagree"]
+        )
+        turns = turns.with_columns(disagree[index])
+    return turns, policy_grades
+
+
+def grade_predictions(
+    gold: GoldDataset,
+    predictions: pl.DataFrame | Sequence[pl.DataFrame],
+    *,
+    policy: GradingPolicy | str = DEFAULT_GRADING_POLICY,
+    also: Sequence[GradingPolicy | str] | None = None,
+    kind: AnswerKind = "auto",
+    benchmark: str | None = None,
+    checks: bool = True,
+    workers: int | None = None,
+) -> GradedRun:
+    """Grade canonical prediction tables against ``gold``.
+
+    Parameters
+    ----------
+    gold
+        From :func:`workbench.io.gold.load_gold`.
+    predictions
+        One canonical table, or several (one per file); see :data:`workbench.schema.PREDICTIONS`.
+    policy
+        The main grading policy (a :class:`~workbench.grading.policies.GradingPolicy` or its name).
+    also
+        More policies to grade under, side by side; all of
+        :data:`~workbench.grading.policies.POLICIES` by default.
+    kind
+        How answers compare (``auto``, ``number``, ``latex``, ``text``); see
+        :func:`~workbench.grading.compare.answers_match`.
+    benchmark
+        Adapts the policies to the benchmark (:func:`~workbench.grading.policies.for_benchmark`);
+        by default the gold set's own.
+    checks
+        Run the data-quality detectors (:func:`workbench.quality.checks.run_checks`); their
+        flags fill ``GradedRun.checks`` and the turns' ``dq_category``.
+    workers
+        Processes that grade the distinct inputs when there are many
+        (:func:`workbench.parallel.map_chunks`): ``None`` for all cores, ``1`` in this process.
+        Each distinct input is graded once, whatever the number of turns that share it.
+    """
+    benchmark = benchmark or gold.benchmark
+    policy = for_benchmark(get_policy(policy), benchmark)
+    start_worker()  # SymPy's worker imports while the cheap rules grade
+    extra = [for_benchmark(get_policy(p), benchmark) for p in (POLICIES.values() if also is None else also)]
+    frames = [predictions] if isinstance(predictions, pl.DataFrame) else list(predictions)
+    preds = pl.concat([f.select(list(PREDICTIONS)) for f in frames]) if frames else pl.DataFrame(schema=PREDICTIONS)
+    systems = tuple(dict.fromkeys(preds["system"].to_list()))
+    gold_turns = gold.turns
+    last_turn = (pl.col("turn") == pl.col("n_turns") - 1).alias("is_last_turn")
+    keys = ["record_id", "turn"]
+
+    unmatched = unmatched_rows(gold, preds)
+
+    parts = []
+    for system in systems:
+        # gold carried inside the outputs was turned into the gold set already; the gold set's copy wins
+        sys_preds = preds.filter(pl.col("system") == system).drop("system", *_CARRIED_GOLD, strict=False)
+        joined = gold_turns.join(
+            sys_preds.with_columns(pl.lit(True).alias("_has_prediction")), on=keys, how="left"
+        ).with_columns(
+            pl.lit(system).alias("system"),
+            pl.col("_has_prediction").fill_null(False),
+            last_turn,
+        )
+        parts.append(joined)
+    if not parts:
+        return GradedRun(pl.DataFrame(schema=GRADED_TURNS), unmatched, systems, policy)
+    joined = pl.concat(parts)
+    needs_table = joined.filter(
+        pl.col("predicted_program").str.contains("table_", literal=True)
+        | pl.col("gold_program").str.contains("table_", literal=True)
+    )
+    tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
+    graded, policy_grades = _grade_rows(joined, tables, policy, extra, kind, workers)
+    del parts, joined  # only the graded copy is needed from here
+    programs = graded.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
+    final = {program: final_operation(program) for program in programs}  # once per distinct program
+    turns = graded.with_columns(
+        pl.col("gold_program").replace_strict(final, return_dtype=pl.String).alias("operation")
+    ).join(gold_features(gold_turns, tables), on=keys, how="left", maintain_order="left")
+    if "graders_disagree" not in turns.columns:  # several rows of one turn: by turn, not by input
+        turns = turns.join(graders_disagree(policy_grades), on=["system", *keys], how="left", maintain_order="left")
+    turns = turns.with_columns(error_types(turns, tables))
+    checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
+    turns = turns.join(top_category(checks_table), on=keys, how="left", maintain_order="left")
+    turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()]).sort(
+        "system", "record_id", "turn", maintain_order=True
+    )
+    return GradedRun(turns, unmatched, systems, policy, policy_grades, checks_table)
+
+
+def graders_disagree(policy_grades: pl.DataFrame) -> pl.DataFrame:
+    """``system, record_id, turn, graders_disagree``: whether the named policies disagree.
+
+    Examples
+    --------
+    >>> g = pl.DataFrame({"system": ["s"] * 4, "record_id": ["r"] * 4, "turn": [0, 0, 1, 1],
+    ...                   "correct": [True, False, True, True]})
+    >>> graders_disagree(g).sort("turn")["graders_disagree"].to_list()
+    [True, False]
+    """
+    return policy_grades.group_by("system", "record_id", "turn").agg(
+        (pl.col("correct").n_unique() > 1).alias("graders_disagree")
+    )
+
+
+def unmatched_message(unmatched: pl.DataFrame, listed_in: object = None) -> list[str]:
+    """One line per prediction file whose rows match no gold turn: how many, the first
+    one (location, record, turn, why), and what to do.
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"source_file": ["p.jsonl"], "source_location": ["line 3"],
+    ...     "record_id": ["X"], "turn": [0], "why": ["record_id not in dev.json"]})
+    >>> unmatched_message(rows)[0][:58]
+    'p.jsonl: 1 prediction row matches no gold turn; first at l'
+
+    """
+    lines = []
+    for (source,), part in unmatched.group_by("source_file", maintain_order=True):
+        first = part.row(0, named=True)
+        n = part.height
+        where = f" and are listed in {listed_in}" if listed_in else ""
+        lines.append(
+            f"{source}: {n} prediction row{'s' if n != 1 else ''} match{'es' if n == 1 else ''} no gold turn; "
+            f"first at {first['source_location']}, record '{first['record_id']}' turn {first['turn']}: "
+            f"{first['why']}. They are counted as n_unmatched{where}. Fix: check that the "
+            "predictions belong to this dataset and that turns count from 0 (or say turn=COL:1 in --map)"
+        )
+    return lines

@@ -1,0 +1,1 @@
+"""Reports: the papermill runner and the batch of reports a schedule runs."""

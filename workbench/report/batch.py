@@ -1,0 +1,259 @@
+"""A batch of reports from one YAML file (``workbench report --config FILE.yaml``).
+
+The file lists the reports to run; each entry names a template and its inputs, and may set
+any other template parameter::
+
+    out: reports/nightly            # default folder (each report gets <out>/<template>/)
+    reports:
+      - template: 01-overview
+      - template: 04-compare-systems
+        predictions:
+          - data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6/2026-05-04T06-35-00Z/predictions.jsonl
+          - data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6/2026-05-04T12-48-44Z/predictions.jsonl
+        systems: [claude 06-35, claude 12-48]
+        parameters: {n_boot: 500}
+
+``predictions``, ``systems`` and ``column_map`` are lists (a single text is one item: a ``;``
+in a name is part of the name). Relative paths are taken from the folder the command runs
+in (then from the project root, for the bundled data). Anchors and aliases (``&a``, ``*a``,
+``<<: *a``) may be used, but a file whose aliases would expand to more than
+:data:`MAX_YAML_VALUES` values (a "billion laughs" file) or that refers to itself is refused
+before anything is expanded. Interactive templates (``03-triage``) are refused: they open in
+JupyterLab or Voila.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import InputError, UsageError
+from workbench.io.jsonfiles import read_text
+from workbench.io.paths import inside, safe_name
+from workbench.report.runner import check_batch_template
+
+__all__ = ["ReportJob", "load_batch", "MAX_YAML_VALUES"]
+
+#: Most values (scalars, lists and mappings, each alias counted as the copy it stands for)
+#: a batch file may hold; a real one holds a few hundred.
+MAX_YAML_VALUES = 100_000
+
+_ENTRY_KEYS = {"template", "dataset", "predictions", "systems", "column_map", "out", "parameters"}
+_LIST_KEYS = ("predictions", "systems", "column_map")
+
+
+@dataclass(frozen=True)
+class ReportJob:
+    """One report of a batch: a template, its parameters and where to write."""
+
+    template: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+    out_dir: Path | None = None
+
+
+def _as_list(value: Any, file: str, where: str, key: str) -> list[str]:
+    """A list of texts (a single text is one item, never split)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise InputError(
+        file,
+        f"expected a string or a list of strings, got {type(value).__name__} {str(value)[:40]!r}",
+        location=where,
+        field=key,
+        fix="write a list",
+    )
+
+
+def _expanded_size(root: Any, file: str) -> int:
+    """How many values the composed YAML ``root`` node stands for once every alias is
+    expanded, counted on the node graph (each node once, memoised) so a billion laughs
+    costs a few thousand steps; refused past :data:`MAX_YAML_VALUES` or on a cycle."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes and not done:
+            continue
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            children = []
+        if done:
+            open_nodes.discard(id(node))
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+            if sizes[id(node)] > MAX_YAML_VALUES:
+                raise InputError(
+                    file,
+                    f"its aliases expand to more than {MAX_YAML_VALUES:,} values (a 'billion laughs' file?)",
+                    location=f"line {node.start_mark.line + 1}",
+                    fix="write the entries out, or use each alias ('*name') on plain values only",
+                )
+            continue
+        for inner in (node, *children):
+            if id(inner) in open_nodes:
+                raise InputError(
+                    file,
+                    "an alias refers to a value that contains it",
+                    location=f"line {inner.start_mark.line + 1}",
+                    fix="use an alias ('*name') only after its anchor's value has ended",
+                )
+        open_nodes.add(id(node))
+        stack.append((node, True))
+        for child in children:
+            if id(child) not in sizes:
+                stack.append((child, False))
+    return sizes[id(root)]
+
+
+def _read_yaml(path: Path) -> Any:
+    """Parse the batch file: UTF-8 (or UTF-16 with a byte-order mark); a key given twice in one
+    mapping is an error naming it (YAML readers silently keep the last)."""
+    import yaml
+
+    class _UniqueKeyLoader(yaml.SafeLoader):
+        def construct_document(self, node):  # type: ignore[no-untyped-def]
+            _expanded_size(node, str(path))  # before anything is expanded
+            return super().construct_document(node)
+
+        def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
+            if isinstance(node, yaml.MappingNode):
+                seen: set[Any] = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":  # '<<: *anchor': its keys may be overridden
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    if isinstance(key, str) and key in seen:
+                        raise InputError(
+                            str(path),
+                            f"key '{key}' appears twice in one mapping (a YAML reader would keep only the last)",
+                            location=f"line {key_node.start_mark.line + 1}",
+                            field=key,
+                            fix="remove or rename one of the two",
+                        )
+                    seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    text = read_text(path)
+    if not text.strip():
+        raise InputError(str(path), "the file is empty", fix="write 'reports:' followed by '- template: 01-overview'")
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except RecursionError:
+        raise InputError(
+            str(path), "values are nested too deeply to read", fix="write the entries with a few levels of nesting"
+        ) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(
+            str(path),
+            f"not valid YAML ({problem})" + ("; the file looks truncated" if "<stream end>" in str(problem) else ""),
+            location=f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "",
+            fix="check the indentation and quoting there",
+        ) from None
+
+
+def load_batch(path: str | Path) -> list[ReportJob]:
+    """Read and check a batch file.
+
+    Raises
+    ------
+    InputError
+        When the file is not YAML, has no ``reports`` list, or an entry has an unknown key, no
+        template, or a value of the wrong type; the message names the file, the entry and the
+        field.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "b.yaml"
+    >>> _ = f.write_text("out: r\\nreports:\\n  - template: 01-overview\\n    parameters: {max_failed_rows: 5}\\n")
+    >>> [(j.template, j.parameters, j.out_dir.as_posix()) for j in load_batch(f)]
+    [('01-overview', {'max_failed_rows': 5}, 'r/01-overview')]
+    """
+    path = Path(path)
+    data = _read_yaml(path)
+    if not isinstance(data, Mapping) or not isinstance(data.get("reports"), list) or not data["reports"]:
+        raise InputError(
+            str(path),
+            "expected a mapping with a non-empty 'reports' list",
+            fix="write 'reports:' followed by entries such as '- template: 01-overview'",
+        )
+    unknown_top = sorted(set(data) - {"out", "reports"})
+    if unknown_top:
+        raise InputError(str(path), f"unknown key {', '.join(unknown_top)}", fix="use 'out' and 'reports' only")
+    if not isinstance(data.get("out"), str | None):
+        raise InputError(
+            str(path),
+            f"expected a folder name, got {type(data['out']).__name__} {data['out']!r:.40}",
+            field="out",
+            fix="write 'out: reports/nightly'",
+        )
+    base = Path(data["out"]) if data.get("out") else None
+    jobs = []
+    for index, entry in enumerate(data["reports"], start=1):
+        where = f"report {index}"
+        if not isinstance(entry, Mapping) or "template" not in entry:
+            raise InputError(
+                str(path),
+                "expected a mapping with a 'template' name",
+                location=where,
+                fix="write '- template: 01-overview'",
+            )
+        if not isinstance(entry["template"], str) or not entry["template"].strip():
+            raise InputError(
+                str(path),
+                f"expected a template name, got {type(entry['template']).__name__} {entry['template']!r:.40}",
+                location=where,
+                field="template",
+                fix="write '- template: 01-overview'",
+            )
+        try:
+            check_batch_template(entry["template"])
+        except UsageError as exc:
+            raise InputError(str(path), str(exc).rstrip("."), location=where, field="template") from None
+        unknown = sorted(set(entry) - _ENTRY_KEYS)
+        if unknown:
+            raise InputError(
+                str(path),
+                f"unknown key {', '.join(unknown)}",
+                location=where,
+                fix=f"use {', '.join(sorted(_ENTRY_KEYS))}; other template parameters go under 'parameters'",
+            )
+        if not isinstance(entry.get("parameters") or {}, Mapping):
+            raise InputError(
+                str(path),
+                "expected a mapping",
+                location=where,
+                field="parameters",
+                fix="write 'parameters: {name: value}'",
+            )
+        for key in ("dataset", "out"):
+            if key in entry and not isinstance(entry[key], str | None):
+                raise InputError(
+                    str(path),
+                    f"expected a text, got {type(entry[key]).__name__} {entry[key]!r:.40}",
+                    location=where,
+                    field=key,
+                    fix=f"write {key} as one name or path",
+                )
+        params = dict(entry.get("parameters") or {})
+        if entry.get("dataset"):
+            params["dataset"] = str(entry["dataset"])
+        for key in _LIST_KEYS:
+            if entry.get(key):
+                params[key] = _as_list(entry[key], str(path), where, key)
+        # a template given as a path ("notebooks/01-overview.ipynb") names a folder under out:, never a path
+        default = inside(base, safe_name(Path(entry["template"]).stem)) if base else None
+        out = Path(entry["out"]) if entry.get("out") else default
+        jobs.append(ReportJob(template=entry["template"], parameters=params, out_dir=out))
+    return jobs

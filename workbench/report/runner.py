@@ -1,0 +1,533 @@
+"""Run notebook templates with papermill and render them to offline HTML without code.
+
+The HTML renderer is our own rather than nbconvert's templates: those load require.js,
+MathJax and mermaid from CDNs and drop plotly's output type. Here plotly.js is embedded
+once in the page, figures are drawn from their JSON (kept in ``application/json`` script
+tags, so no output can close a script), text outputs are escaped, and code cells are left
+out.
+
+Tables marked sortable (:func:`workbench.views.tables.html_table` with ``sortable=True``) get a
+search box and click-to-sort headers from one script at the end of the page; no markup
+carries an event-handler attribute and no script uses ``eval``. The page declares a
+Content-Security-Policy that allows only its own inline scripts (by their SHA-256 hash) and
+no network at all, so markup that slipped into an output could neither run nor fetch.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.analysis.changes import build_manifest, changes_html, compare_runs, manifest_html, read_verdicts
+from workbench.config import locate, project_root, split_list
+from workbench.errors import ReportError, UsageError
+from workbench.grading import patterns
+from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
+from workbench.pipeline.graded import parquet_writer, write_atomic
+
+__all__ = [
+    "ReportResult",
+    "INTERACTIVE_TEMPLATES",
+    "check_batch_template",
+    "template_path",
+    "template_parameters",
+    "run_template",
+    "render_html",
+]
+
+DEFAULT_TEMPLATE = "01-overview"
+#: Templates made for a person at a notebook (widgets that wait for clicks): they open in
+#: JupyterLab or Voila and are never run as a batch report.
+INTERACTIVE_TEMPLATES = frozenset({"03-triage"})
+#: Template parameters that name input files, as one path or (``predictions``) a list;
+#: relative ones are taken from the caller's current folder (see :func:`workbench.config.locate`).
+_PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store")
+#: Template parameters that name an output folder: relative ones are in the caller's folder.
+_OUTPUT_PARAMETERS = ("graded_dir",)
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#fafafa;color:#222}
+main{max-width:1200px;margin:0 auto;padding:24px 32px;background:#fff}
+h1,h2,h3{font-weight:600} h1{border-bottom:2px solid #eee;padding-bottom:8px}
+.wb-scroll{max-height:560px;overflow:auto;border:1px solid #e5e5e5;margin:8px 0 16px}
+table.wb-table{border-collapse:collapse;font-size:13px;width:100%}
+table.wb-table th{position:sticky;top:0;background:#f3f4f6;text-align:left;padding:6px 8px;border-bottom:1px solid #ddd}
+table.wb-table td{padding:4px 8px;border-bottom:1px solid #f0f0f0;vertical-align:top;max-width:420px;overflow-wrap:anywhere}
+table.wb-table td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.wb-table td.null{color:#aaa}
+caption{caption-side:top;text-align:left;font-weight:600;padding:6px 0}
+.wb-note{color:#666;font-size:12px} .wb-warning{color:#8a4b00}
+details.wb-drill{border:1px solid #e5e5e5;border-radius:4px;margin:4px 0;padding:2px 8px}
+details.wb-drill summary{cursor:pointer;padding:4px 0}
+pre.wb-text{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
+pre.wb-error{background:#fff0f0;color:#900;padding:8px;overflow:auto}
+.plotly-figure{width:100%;min-height:380px}
+.wb-tools{display:flex;gap:12px;align-items:center;margin:8px 0 4px;font-size:13px}
+.wb-tools input{font:inherit;padding:4px 8px;border:1px solid #ccc;border-radius:4px;min-width:280px}
+.wb-count{color:#666}
+table.wb-table th button.wb-sort{font:inherit;font-weight:600;color:inherit;background:none;border:0;padding:0;cursor:pointer;text-align:left}
+table.wb-table th button.wb-sort:focus-visible{outline:2px solid #2563eb;outline-offset:2px}
+.wb-arrow{margin-left:4px;color:#999;font-size:11px}
+th[aria-sort=ascending] .wb-arrow,th[aria-sort=descending] .wb-arrow{color:#222}
+"""
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """Where a report run wrote its files, and what changed since the previous run.
+
+    ``manifest`` is the run manifest (``<slug>.manifest.json``); ``changes`` a one-line
+    summary of the changes since the previous run of the template in the same folder, or
+    ``None`` when there was none.
+    """
+
+    notebook: Path
+    html: Path
+    manifest: Path | None = None
+    changes: str | None = None
+
+
+def template_path(template: str) -> Path:
+    """Find a template by name (``01-overview``) or path.
+
+    Raises
+    ------
+    UsageError
+        When there is no such template; the message lists the templates there are.
+    """
+    candidate = Path(template)
+    if candidate.suffix == ".ipynb" and candidate.exists():
+        return candidate
+    folder = project_root() / "notebooks"
+    try:
+        path = inside(folder, f"{template.removesuffix('.ipynb')}.ipynb")
+    except UsageError:
+        path = folder / ".missing"  # a name with '..', '/', NUL...: no such template
+    if not path.exists():
+        known = sorted(p.stem for p in folder.glob("*.ipynb"))
+        raise UsageError(f"no template '{template}'. Fix: use one of {', '.join(known) or '(none found)'}")
+    return path
+
+
+def check_batch_template(template: str) -> None:
+    """Refuse an interactive template (:data:`INTERACTIVE_TEMPLATES`) in a batch run.
+
+    Raises
+    ------
+    UsageError
+        One sentence saying where to open it instead.
+
+    Examples
+    --------
+    >>> check_batch_template("01-overview")
+    >>> check_batch_template("notebooks/03-triage.ipynb")
+    Traceback (most recent call last):
+    ...
+    workbench.errors.UsageError: 03-triage is interactive (its annotation widgets wait for clicks), so it \
+cannot run as a batch report. Fix: open notebooks/03-triage.ipynb in JupyterLab, or serve it with \
+'voila notebooks/03-triage.ipynb'
+    """
+    name = Path(template).name.removesuffix(".ipynb")
+    if name in INTERACTIVE_TEMPLATES:
+        raise UsageError(
+            f"{name} is interactive (its annotation widgets wait for clicks), so it cannot run as a batch report. "
+            f"Fix: open notebooks/{name}.ipynb in JupyterLab, or serve it with 'voila notebooks/{name}.ipynb'"
+        )
+
+
+def _from_caller(parameters: dict[str, Any]) -> dict[str, Any]:
+    """``parameters`` with every relative input path made absolute from the caller's current
+    folder (else the project root, for the bundled data), and every relative output folder
+    from the caller's folder: the kernel runs in the project root. A list stays a list (its items are never split); a ``;``-separated ``predictions`` text
+    stays a text, each of its parts made absolute."""
+    out = dict(parameters)
+    for key in _OUTPUT_PARAMETERS:
+        if isinstance(out.get(key), str | Path) and str(out[key]).strip():
+            out[key] = str(Path(out[key]).expanduser().absolute())
+    for key in _PATH_PARAMETERS:
+        value = out.get(key)
+        if isinstance(value, list | tuple):
+            out[key] = [str(locate(str(v)).absolute()) for v in value]
+        elif key == "predictions" and isinstance(value, str) and value.strip():
+            out[key] = ";".join(str(locate(v).absolute()) for v in split_list(value))
+        elif isinstance(value, str | Path) and str(value).strip() and str(value).strip().lower() != "none":
+            out[key] = str(locate(value).absolute())
+    return out
+
+
+def _kernel_config() -> Any:
+    """The kernel talks to papermill over local sockets (IPC), not TCP: nothing listens on
+    a port, and ipykernel has no reason to warn that TCP is unencrypted."""
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport": "ipc"}})
+
+
+def template_parameters(path: Path) -> dict[str, dict[str, Any]]:
+    """The parameters a template declares, as papermill reads them."""
+    import papermill
+
+    return dict(papermill.inspect_notebook(str(path)))
+
+
+def _slug(parameters: dict[str, Any]) -> str:
+    given = {k: v for k, v in sorted(parameters.items()) if v not in ("", None)}
+    if not given:
+        return "bundled"
+    return "run-" + hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()[:10]
+
+
+def run_template(
+    template: str = DEFAULT_TEMPLATE,
+    *,
+    parameters: dict[str, Any] | None = None,
+    out_dir: str | Path | None = None,
+    progress: bool = False,
+) -> ReportResult:
+    """Execute a template with papermill and write the executed notebook and its HTML.
+
+    Parameters
+    ----------
+    template
+        A template name under ``notebooks/`` or a path to a notebook.
+    parameters
+        Values for the template's ``parameters`` cell; unknown names are refused.
+    out_dir
+        Where to write; default ``reports/<template>/``. When it holds an earlier run of the
+        template, the report opens with what changed since (metric deltas, turns that newly
+        fail or pass).
+    progress
+        Show papermill's progress bar (on standard error).
+
+    Raises
+    ------
+    UsageError
+        For an unknown template or parameter (the message lists the known ones).
+    ReportError
+        When a cell fails: the message names the cell and the error, and the partly
+        executed notebook is kept.
+    """
+    import papermill
+
+    check_batch_template(template)
+    path = template_path(template)
+    params = _from_caller(parameters or {})
+    known = template_parameters(path)
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise UsageError(
+            f"template {path.stem} has no parameter {', '.join(unknown)}. Fix: use one of {', '.join(known)}"
+        )
+    out = (
+        check_output_folder(out_dir).absolute() if out_dir else inside(project_root() / "reports", safe_name(path.stem))
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    slug = _slug(params)
+    notebook_out = inside(out, f"{slug}.ipynb")
+    html_out = inside(out, f"{slug}.html")
+    graded = Path(params["graded_dir"]) if params.get("graded_dir") else inside(out, f"{slug}.graded")
+    run_params = {**params, "graded_dir": str(graded)} if "graded_dir" in known else params
+    previous = _previous_run(out, path.stem)
+    try:
+        papermill.execute_notebook(
+            str(path),
+            str(notebook_out),
+            parameters=run_params,
+            kernel_name="python3",
+            progress_bar=progress,
+            cwd=str(project_root()),
+            config=_kernel_config(),
+        )
+    except papermill.PapermillExecutionError as exc:
+        raise ReportError(
+            f"{path.name}: cell {exc.exec_count} failed with {exc.ename}: "
+            f"{terminal_text(patterns.ANSI_ESCAPE.sub('', exc.evalue))}. "
+            f"The partly executed notebook is {notebook_out}"
+        ) from None
+    import nbformat
+
+
+    summary_file, turns_file = graded / "summary.json", graded / "turns.parquet"
+    summary = json.loads(summary_file.read_text(encoding="utf-8")) if summary_file.exists() else None
+    manifest = build_manifest(template=path.stem, parameters=params, summary=summary, html_file=html_out.name)
+    verdicts = read_verdicts(turns_file) if turns_file.exists() else None
+    changes = None
+    if previous is not None and verdicts is not None:
+        old_manifest, old_verdicts = previous
+        changes = compare_runs(old_manifest, old_verdicts, manifest, verdicts)
+    executed = nbformat.read(str(notebook_out), as_version=4)
+    page = render_html(executed, title=f"{path.stem} report")
+    opening = changes_html(changes) if verdicts is not None else ""
+    page = page.replace("<main>", f"<main>{opening}", 1).replace("</main>", f"{manifest_html(manifest)}</main>", 1)
+    write_atomic(html_out, lambda p: p.write_text(page, encoding="utf-8"))
+    manifest_out = inside(out, f"{slug}.manifest.json")
+    if verdicts is not None:
+        write_atomic(inside(out, f"{slug}.verdicts.parquet"), parquet_writer(verdicts))
+    text = json.dumps(manifest, indent=2, default=str) + "\n"
+    write_atomic(manifest_out, lambda p: p.write_text(text, encoding="utf-8"))
+    line = None
+    if changes is not None:
+        moved = ", ".join(
+            f"{system} {delta * 100:+.2f} pts"
+            for system, metric, _, _, delta in changes.metrics.iter_rows()
+            if metric == "turn_execution_accuracy" and delta is not None
+        )
+        line = (
+            f"turn execution accuracy {moved or 'n/a'}; {changes.newly_failing.height} turns newly failing, "
+            f"{changes.newly_passing.height} newly passing (against {changes.previous})"
+        )
+    return ReportResult(notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line)
+
+
+def _previous_run(out: Path, template: str) -> tuple[dict[str, Any], Any] | None:
+    """The newest earlier manifest of ``template`` in ``out`` and its verdicts, if any."""
+    import polars as pl
+
+    found = []
+    for candidate in out.glob("*.manifest.json"):
+        try:
+            manifest = json.loads(candidate.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(manifest, dict) and manifest.get("template") == template:
+            found.append((str(manifest.get("created_at", "")), candidate, manifest))
+    if not found:
+        return None
+    _, path, manifest = max(found, key=lambda item: (item[0], item[1].stat().st_mtime))
+    verdicts = path.with_name(path.name.replace(".manifest.json", ".verdicts.parquet"))
+    return manifest, (pl.read_parquet(verdicts) if verdicts.exists() else None)
+
+
+# --------------------------------------------------------------------------- HTML
+def _json_script(value: Any, element_id: str) -> str:
+    text = json.dumps(value, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+#: The plugins of ``mistune.html`` (tables, strikethrough, footnotes).
+_MARKDOWN_PLUGINS = ("strikethrough", "footnotes", "table")
+
+
+def _markdown(source: str, *, escape: bool = False) -> str:
+    """Markdown as HTML; with ``escape`` raw HTML in it shows as text (for outputs, whose
+    markdown may carry data; the templates' own markdown cells may use HTML)."""
+    import mistune
+
+    return str(mistune.markdown(source, escape=escape, plugins=_MARKDOWN_PLUGINS))
+
+
+def _output_html(output: Any, counter: list[int]) -> str:
+    kind = output.get("output_type")
+    if kind == "stream":
+        if output.get("name") == "stderr":
+            return ""
+        return f'<pre class="wb-text">{html.escape(patterns.ANSI_ESCAPE.sub("", output.get("text", "")))}</pre>'
+    if kind == "error":
+        text = f"{output.get('ename', '')}: {output.get('evalue', '')}"
+        return f'<pre class="wb-error">{html.escape(patterns.ANSI_ESCAPE.sub("", text))}</pre>'
+    data = output.get("data", {})
+    if "application/vnd.plotly.v1+json" in data:
+        counter[0] += 1
+        fig_id = f"wb-fig-{counter[0]}"
+        spec = data["application/vnd.plotly.v1+json"]
+        return f'<div class="plotly-figure" id="{fig_id}"></div>' + _json_script(
+            {"data": spec.get("data", []), "layout": spec.get("layout", {})}, f"{fig_id}-spec"
+        )
+    if "text/html" in data:
+        return f'<div class="wb-output">{data["text/html"]}</div>'
+    if "text/markdown" in data:
+        return _markdown(data["text/markdown"], escape=True)
+    if "text/plain" in data:
+        return f'<pre class="wb-text">{html.escape(data["text/plain"])}</pre>'
+    return ""
+
+
+_PLOT_BOOT = """
+document.querySelectorAll('.plotly-figure').forEach(function (div) {
+  var spec = JSON.parse(document.getElementById(div.id + '-spec').textContent);
+  Plotly.newPlot(div, spec.data, spec.layout, {responsive: true, displaylogo: false});
+});
+"""
+
+#: Search and sort for every ``table.wb-table[data-wb-sortable]``: a search box above the
+#: table keeps the rows whose text contains the query (case-insensitive) and says how many;
+#: each header becomes a button sorting by its column, numbers by their ``data-value``,
+#: text in natural order, empty cells last, toggling ascending and descending.
+_TABLE_BOOT = r"""
+(function () {
+  'use strict';
+  var collator = new Intl.Collator(undefined, {numeric: true, sensitivity: 'base'});
+  var ARROWS = {none: '\u2195', ascending: '\u25b2', descending: '\u25bc'};
+
+  function sortKey(cell) {
+    if (!cell || cell.classList.contains('null')) { return null; }
+    var raw = cell.getAttribute('data-value');
+    if (raw !== null) {
+      var number = parseFloat(raw);
+      return isNaN(number) ? null : number;
+    }
+    return cell.textContent.trim();
+  }
+
+  function compare(a, b) {
+    var numA = typeof a === 'number', numB = typeof b === 'number';
+    if (numA && numB) { return a < b ? -1 : (a > b ? 1 : 0); }
+    if (numA !== numB) { return numA ? -1 : 1; }
+    return collator.compare(a, b);
+  }
+
+  function enhance(table) {
+    if (table.hasAttribute('data-wb-ready') || !table.tHead || !table.tBodies.length) { return; }
+    table.setAttribute('data-wb-ready', '');
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    var texts = rows.map(function (row) { return row.textContent.toLowerCase(); });
+    var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
+
+    var tools = document.createElement('div');
+    tools.className = 'wb-tools';
+    var search = document.createElement('input');
+    search.type = 'search';
+    search.className = 'wb-search';
+    search.placeholder = 'Search rows';
+    search.setAttribute('aria-label', 'Search ' + (table.caption ? table.caption.textContent : 'table rows'));
+    var count = document.createElement('span');
+    count.className = 'wb-count';
+    count.setAttribute('aria-live', 'polite');
+    tools.appendChild(search);
+    tools.appendChild(count);
+    var anchor = table.parentNode.classList.contains('wb-scroll') ? table.parentNode : table;
+    anchor.parentNode.insertBefore(tools, anchor);
+
+    function filter() {
+      var query = search.value.trim().toLowerCase();
+      var shown = 0;
+      rows.forEach(function (row, i) {
+        var hit = query === '' || texts[i].indexOf(query) !== -1;
+        row.hidden = !hit;
+        if (hit) { shown += 1; }
+      });
+      count.textContent = shown + ' of ' + rows.length + ' rows';
+    }
+    search.addEventListener('input', filter);
+    filter();
+
+    function sortBy(column, direction) {
+      var keys = rows.map(function (row) { return sortKey(row.cells[column]); });
+      var order = rows.map(function (row, i) { return i; });
+      order.sort(function (i, j) {
+        var a = keys[i], b = keys[j];
+        if (a === null || b === null) { return a === b ? i - j : (a === null ? 1 : -1); }
+        var c = compare(a, b);
+        if (c === 0) { return i - j; }
+        return direction === 'ascending' ? c : -c;
+      });
+      order.forEach(function (i) { body.appendChild(rows[i]); });
+      headers.forEach(function (th, k) {
+        var state = k === column ? direction : 'none';
+        th.setAttribute('aria-sort', state);
+        th.querySelector('.wb-arrow').textContent = ARROWS[state];
+      });
+    }
+
+    headers.forEach(function (th, column) {
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'wb-sort';
+      while (th.firstChild) { button.appendChild(th.firstChild); }
+      var arrow = document.createElement('span');
+      arrow.className = 'wb-arrow';
+      arrow.setAttribute('aria-hidden', 'true');
+      arrow.textContent = ARROWS.none;
+      button.appendChild(arrow);
+      th.appendChild(button);
+      th.setAttribute('aria-sort', 'none');
+      button.addEventListener('click', function () {
+        sortBy(column, th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending');
+      });
+    });
+  }
+
+  document.querySelectorAll('table.wb-table[data-wb-sortable]').forEach(enhance);
+})();
+"""
+
+
+def _script_hash(source: str) -> str:
+    """The CSP source expression allowing exactly this inline script."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def _csp(scripts: list[str]) -> str:
+    """A Content-Security-Policy for a page whose only scripts are ``scripts`` (inline, in
+    order of appearance): no network, no plugins, styles inline only, images as data URLs."""
+    script_src = " ".join(_script_hash(s) for s in scripts) or "'none'"
+    return (
+        f"default-src 'none'; script-src {script_src}; style-src 'unsafe-inline'; "
+        "img-src data:; font-src data:; base-uri 'none'; form-action 'none'"
+    )
+
+
+def render_html(notebook: Any, *, title: str) -> str:
+    """Render an executed notebook as one self-contained HTML page without code cells.
+
+    Parameters
+    ----------
+    notebook
+        An executed notebook (``nbformat`` node); cells tagged ``parameters`` or
+        ``injected-parameters`` are left out with every code cell's source.
+    title
+        The page title (escaped).
+
+    Returns
+    -------
+    str
+        The page: plotly.js inlined once when there are figures, the search-and-sort script
+        when there are sortable tables, and a Content-Security-Policy allowing only those.
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Results"), nbformat.v4.new_code_cell()])
+    >>> nb.cells[1].outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": "*<b>*"})]
+    >>> page = render_html(nb, title="a <title>")
+    >>> "<h1>Results</h1>" in page and "<em>&lt;b&gt;</em>" in page and "<title>a &lt;title&gt;</title>" in page
+    True
+    >>> "<script" in page, "script-src 'none'" in page
+    (False, True)
+    """
+    counter = [0]
+    parts: list[str] = []
+    for cell in notebook.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "parameters" in tags or "injected-parameters" in tags:
+            continue
+        if cell.cell_type == "markdown":
+            parts.append(f'<section class="wb-md">{_markdown(cell.source)}</section>')
+        elif cell.cell_type == "code":
+            parts.extend(_output_html(o, counter) for o in cell.get("outputs", []))
+    content = "".join(parts)
+    head_scripts: list[str] = []
+    tail_scripts: list[str] = []
+    if counter[0]:
+        from plotly.offline import get_plotlyjs
+
+        head_scripts = ["window.PlotlyConfig = {MathJaxConfig: 'local'};", get_plotlyjs()]
+        tail_scripts.append(_PLOT_BOOT)
+    if "data-wb-sortable" in content:
+        tail_scripts.append(_TABLE_BOOT)
+    head_js = "".join(f"<script>{s}</script>" for s in head_scripts)
+    tail_js = "".join(f"<script>{s}</script>" for s in tail_scripts)
+    policy = html.escape(_csp(head_scripts + tail_scripts), quote=False)  # the attribute is in double quotes
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
+        f"<style>{_CSS}</style>{head_js}</head><body><main>{content}</main>{tail_js}</body></html>\n"
+    )

@@ -1,0 +1,1 @@
+"""What a person sees: HTML tables and plotly figures."""
