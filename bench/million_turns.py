@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT))
 
 import polars as pl  # noqa: E402
 
-from workbench.pipeline.grade import grade_predictions  # noqa: E402
+from workbench.analysis.slices import slice_accuracy  # noqa: E402
 from workbench.io.gold import GoldDataset, load_gold  # noqa: E402
 from workbench.io.predictions import load_predictions  # noqa: E402
-from workbench.analysis.slices import slice_accuracy  # noqa: E402
+from workbench.pipeline.grade import grade_predictions  # noqa: E402
 
 COPIES = 336
 RUNS = "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6"

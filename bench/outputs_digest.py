@@ -164,7 +164,7 @@ def _diff(a: Any, b: Any, where: str) -> list[str]:
                 lines += _diff(a[k], b[k], f"{where}/{k}")
         return lines
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [line for i, (x, y) in enumerate(zip(a, b)) for line in _diff(x, y, f"{where}[{i}]")]
+        return [line for i, (x, y) in enumerate(zip(a, b, strict=True)) for line in _diff(x, y, f"{where}[{i}]")]
     return [] if a == b else [f"{where}: {json.dumps(a)[:120]} != {json.dumps(b)[:120]}"]
 
 

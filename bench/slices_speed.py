@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
+from workbench.analysis.slices import SLICES, long_slices, slice_accuracy, slice_labels  # noqa: E402
 from workbench.config import resolve  # noqa: E402
 from workbench.pipeline.run import grade_run  # noqa: E402
-from workbench.analysis.slices import SLICES, long_slices, slice_accuracy, slice_labels  # noqa: E402
 
 COPIES = 67
 N_BOOT = 1000

@@ -9,12 +9,12 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-import workbench.pipeline.grade
 import workbench.parallel
-from workbench.pipeline.grade import grade_predictions
+import workbench.pipeline.grade
 from workbench.io.gold import GoldDataset, load_gold
 from workbench.io.predictions import load_predictions
 from workbench.parallel import distinct, map_chunks, same_tables
+from workbench.pipeline.grade import grade_predictions
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 GOLD = FIXTURES / "convfinqa" / "dev_small.json"

@@ -21,8 +21,8 @@ import nbformat
 import polars as pl
 import pytest
 
-from workbench.views import tables
 from workbench.report.runner import ReportResult, render_html, run_template
+from workbench.views import tables
 
 REPO = Path(__file__).resolve().parents[3]
 HOSTILE_DIR = REPO / "tests" / "fixtures" / "hostile"

@@ -23,10 +23,10 @@ import polars as pl
 import pytest
 
 from workbench.annotations.store import AnnotationStore
+from workbench.cleaning.export import export_cleaned
 from workbench.cli import main
 from workbench.config import project_root
 from workbench.io.csvsafe import count_formula_cells, inert_cells, inert_text, is_formula_cell, write_csv
-from workbench.cleaning.export import export_cleaned
 from workbench.io.gold import load_gold
 from workbench.schema import ANNOTATION_EVENTS
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.pipeline import engines
 from workbench.cli import main
 from workbench.config import project_root, resolve
-from workbench.pipeline.engines import grade_dask, grade_on_engine, local_cluster
 from workbench.errors import UsageError
+from workbench.pipeline import engines
+from workbench.pipeline.engines import grade_dask, grade_on_engine, local_cluster
 from workbench.pipeline.grade import GradedRun, grade_predictions
 from workbench.pipeline.run import Run, grade_run
 

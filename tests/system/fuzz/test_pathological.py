@@ -30,7 +30,6 @@ import polars as pl
 import pytest
 from fuzzkit import LIMIT, active_profile, tried
 
-from workbench.pipeline.grade import grade_predictions
 from workbench.grading import memo
 from workbench.grading.policies import POLICIES, GradingPolicy, for_benchmark
 from workbench.grading.symbolic import latex_equivalent
@@ -38,6 +37,7 @@ from workbench.grading.turn import grade_turn
 from workbench.io.gold import load_gold
 from workbench.io.link import attach_record_ids
 from workbench.io.predictions import load_predictions
+from workbench.pipeline.grade import grade_predictions
 
 REPO = Path(__file__).resolve().parents[3]
 CATALOGUE = REPO / "tests" / "fixtures" / "pathological" / "catalogue.jsonl"

@@ -25,8 +25,8 @@ def main() -> int:
     parser.add_argument("--scheduler", default=None)
     args = parser.parse_args()
 
-    import workbench.pipeline.grade as grade
     import workbench.parallel as parallel
+    import workbench.pipeline.grade as grade
     from workbench.config import resolve
     from workbench.pipeline.run import grade_run
 

@@ -23,9 +23,9 @@ from reliability_support import NOTES, fault, sha256, tree
 
 import workbench.cleaning.export as exports
 from workbench.annotations.store import AnnotationStore
+from workbench.cleaning.export import export_cleaned
 from workbench.config import project_root
 from workbench.errors import UsageError
-from workbench.cleaning.export import export_cleaned
 from workbench.io.gold import load_gold
 
 ROOT = project_root()

@@ -24,10 +24,10 @@ from reliability_support import NOTES, fault
 
 import workbench.cleaning.export as exports
 from workbench.annotations.store import AnnotationStore
+from workbench.cleaning.export import export_cleaned
 from workbench.cli import main
 from workbench.config import project_root
 from workbench.errors import UsageError
-from workbench.cleaning.export import export_cleaned
 
 DEV_SMALL = project_root() / "tests/fixtures/convfinqa/dev_small.json"
 RECORD = "Single_UNP/2008/page_77.pdf-2"

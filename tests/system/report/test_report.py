@@ -19,9 +19,9 @@ import plotly.graph_objects as go
 import polars as pl
 import pytest
 
-from workbench.views import tables
 from workbench.errors import ReportError, UsageError
 from workbench.report.runner import render_html, run_template, template_parameters, template_path
+from workbench.views import tables
 
 REPO = Path(__file__).resolve().parents[3]
 FIXTURE_PARAMS = {

@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 
 from workbench.config import resolve
-from workbench.report.runner import run_template
 from workbench.pipeline.run import grade_run
+from workbench.report.runner import run_template
 
 REPO = Path(__file__).resolve().parents[3]
 GOLD = REPO / "tests/fixtures/convfinqa/dev_small.json"

@@ -6,12 +6,11 @@ import polars as pl
 import pytest
 
 from workbench.analysis import comparison
-
-from workbench.views import tables
-from workbench.errors import UsageError
 from workbench.analysis.metrics import summarize
-from workbench.pipeline.run import Run
 from workbench.analysis.stats import mcnemar_exact
+from workbench.errors import UsageError
+from workbench.pipeline.run import Run
+from workbench.views import tables
 
 A, B = "claude 06-35", "claude 12-48"
 

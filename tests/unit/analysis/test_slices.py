@@ -5,9 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from workbench.analysis.slices import SLICES, group_order, in_group, long_slices, slice_accuracy, slice_labels
 from workbench.errors import UsageError
 from workbench.pipeline.run import Run
-from workbench.analysis.slices import SLICES, group_order, in_group, long_slices, slice_accuracy, slice_labels
 
 
 def test_every_turn_has_a_label_in_every_slice(two_dev_runs: Run) -> None:

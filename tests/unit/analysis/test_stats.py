@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.errors import UsageError
 from workbench.analysis.stats import mcnemar_exact, paired_comparison, percentile_interval, slice_intervals
+from workbench.errors import UsageError
 
 # --------------------------------------------------------------------------- builders
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from workbench.pipeline.run import Run
 from workbench.analysis.taxonomy import ErrorEvidence, ErrorType, classify_error
+from workbench.pipeline.run import Run
 
 
 def test_every_wrong_turn_has_one_error_type_and_correct_turns_none(two_dev_runs: Run) -> None:

@@ -16,8 +16,6 @@ from typing import Any
 import polars as pl
 import pytest
 
-from workbench.errors import InputError, UsageError
-from workbench.pipeline.grade import grade_predictions
 from workbench.cleaning.export import (
     SUPPORTED_LAYOUTS,
     apply_annotations,
@@ -25,9 +23,11 @@ from workbench.cleaning.export import (
     export_cleaned,
     stratified_split,
 )
+from workbench.errors import InputError, UsageError
 from workbench.io.gold import GoldDataset, gsm8k_final_answer, load_gold
-from workbench.pipeline.graded import file_sha256
 from workbench.io.predictions import load_predictions
+from workbench.pipeline.grade import grade_predictions
+from workbench.pipeline.graded import file_sha256
 from workbench.schema import ANNOTATION_EVENTS
 
 # The two turns whose verdict a correction flips for the bundled claude run, found from its

@@ -24,7 +24,8 @@ from lm_eval.api.model import LM  # noqa: E402
 from lm_eval.loggers import EvaluationTracker  # noqa: E402
 from lm_eval.tasks import TaskManager  # noqa: E402
 
-from workbench.pipeline.grade import grade_predictions  # noqa: E402
+from workbench.analysis.metrics import policy_accuracy, summarize  # noqa: E402
+from workbench.analysis.textmetrics import text_scores  # noqa: E402
 from workbench.grading.compare import answers_match  # noqa: E402
 from workbench.grading.extract import extract_answer  # noqa: E402
 from workbench.grading.policies import POLICIES, exact_string_match, for_benchmark  # noqa: E402
@@ -32,8 +33,7 @@ from workbench.integrations.lm_eval import TASK_NAME, default_data_file, task_di
 from workbench.io.gold import gsm8k_final_answer  # noqa: E402
 from workbench.io.link import gold_from_predictions  # noqa: E402
 from workbench.io.predictions import load_predictions  # noqa: E402
-from workbench.analysis.metrics import policy_accuracy, summarize  # noqa: E402
-from workbench.analysis.textmetrics import text_scores  # noqa: E402
+from workbench.pipeline.grade import grade_predictions  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 FILTERS = {"strict-match": "strict", "flexible-extract": "flex"}

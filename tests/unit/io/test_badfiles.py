@@ -12,12 +12,12 @@ import pytest
 from badfile_cases import CASES, KINDS, SOURCES, Case, Error, Same, Source, Unmatched
 
 from workbench.annotations.store import AnnotationStore, import_csv
-from workbench.report.batch import load_batch
 from workbench.errors import InputError
-from workbench.pipeline.grade import unmatched_message, unmatched_rows
 from workbench.io.gold import load_gold
 from workbench.io.link import attach_record_ids, unlinked_rows
 from workbench.io.predictions import load_predictions
+from workbench.pipeline.grade import unmatched_message, unmatched_rows
+from workbench.report.batch import load_batch
 
 LOADERS = ("gold", "predictions", "annotations", "batch")
 

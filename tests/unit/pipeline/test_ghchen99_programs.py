@@ -11,10 +11,10 @@ from typing import Any
 import polars as pl
 import pytest
 
-from workbench.pipeline.grade import GradedRun, grade_predictions
+from workbench.analysis.metrics import summarize
 from workbench.io.gold import load_gold
 from workbench.io.predictions import load_predictions
-from workbench.analysis.metrics import summarize
+from workbench.pipeline.grade import GradedRun, grade_predictions
 
 SAME = "same computation up to the order of add/multiply arguments"
 DIFFERENT = "different computation: the programs disagree at a test point"

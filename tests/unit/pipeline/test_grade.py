@@ -8,10 +8,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.pipeline.grade import GradedRun, grade_predictions
+from workbench.analysis.metrics import accuracy_by, conversations, summarize
 from workbench.io.gold import GoldDataset, load_gold
 from workbench.io.predictions import load_predictions
-from workbench.analysis.metrics import accuracy_by, conversations, summarize
+from workbench.pipeline.grade import GradedRun, grade_predictions
 from workbench.schema import GRADED_TURNS
 
 CLAUDE = "zarifaziz-claude-sonnet-4-6@2026-05-04T06-35-00Z"

@@ -16,9 +16,9 @@ from typing import Any
 import polars as pl
 import pytest
 
+from workbench.analysis.metrics import upstream_disagreements
 from workbench.cli import main
 from workbench.config import resolve
-from workbench.analysis.metrics import upstream_disagreements
 from workbench.pipeline.run import Run, grade_run
 
 Graded = tuple[Run, dict[str, dict[str, Any]]]

@@ -11,10 +11,10 @@ from typing import Any
 import polars as pl
 import pytest
 
-from workbench.quality.checks import agreement_checks, flag_counts, gold_checks, run_checks, top_category
 from workbench.config import project_root, resolve
 from workbench.io.gold import GoldDataset, load_gold
 from workbench.pipeline.run import grade_run
+from workbench.quality.checks import agreement_checks, flag_counts, gold_checks, run_checks, top_category
 from workbench.schema import CHECK_CATEGORIES, CHECK_KEYS, CHECKS, DOCUMENTS, GOLD_TURNS
 
 HAND_CHECKED = Path(__file__).parents[2] / "fixtures" / "checks" / "hand_checked_dev.csv"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.report.batch import load_batch
 from workbench.errors import InputError
+from workbench.report.batch import load_batch
 
 REPO = Path(__file__).resolve().parents[3]
 

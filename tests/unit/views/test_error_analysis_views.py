@@ -9,12 +9,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.quality import checks
-
-from workbench.views import plots, tables
-from workbench.report.runner import run_template
-from workbench.pipeline.run import Run
 from workbench.analysis.slices import slice_accuracy
+from workbench.pipeline.run import Run
+from workbench.quality import checks
+from workbench.report.runner import run_template
+from workbench.views import plots, tables
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.views import plots
 from workbench.config import resolve
 from workbench.pipeline.run import grade_run
 from workbench.schema import CHECKS
+from workbench.views import plots
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -78,8 +78,8 @@ def hostile(turns: pl.DataFrame) -> pl.DataFrame:
 
 def _every_figure(hostile: pl.DataFrame) -> dict[str, object]:
     """Each figure :mod:`workbench.views.plots` offers, built from the hostile turns."""
-    from workbench.quality import checks
     from workbench.analysis import comparison, slices
+    from workbench.quality import checks
 
     by_slice = slices.slice_accuracy(hostile, ["operation", "turn_index", "error_type"], n_boot=20, seed=0)
     counts = checks.flag_counts(pl.DataFrame(schema=CHECKS))
