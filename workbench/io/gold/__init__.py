@@ -1,0 +1,39 @@
+"""Load gold datasets into the tidy gold ``turns`` and ``documents`` tables.
+
+Layouts recognised from the file's shape, one reader module each (tried in the order of
+:data:`workbench.io.gold.registry.READERS`):
+
+* ConvFinQA reformatted: ``{"dev"|"train"|...: [{id, doc, dialogue, features}]}``;
+* ConvFinQA original (czyssrs): ``[{id, pre_text, post_text, table, annotation, qa...}]``,
+  including the public test file that holds questions only;
+* gold that travels inside ghchen99-style outputs:
+  ``[{id, financial_report, conversation: [{question, expected_program, expected_answer}]}]``;
+* GSM8K JSON Lines ``{question, answer}``, the answer ending ``#### <final answer>``;
+* MATH-style problems, a JSON list or JSON Lines of ``{problem, solution, [level], [type],
+  [unique_id | id]}``, the final answer in the solution's last ``\\boxed{...}``;
+* a plain table (CSV, TSV, JSON Lines, JSON list or Parquet) with columns
+  ``record_id, turn, question, gold_answer`` and optionally ``gold_program``, ``gold_solution``.
+
+Each dataset says which ``benchmark`` it is: ``convfinqa``, ``gsm8k``, ``math`` or ``table``.
+Datasets without documents (all but ConvFinQA) have an empty ``documents`` table and a null
+``doc_id``.
+"""
+
+from __future__ import annotations
+
+from workbench.io.gold.answers import executed_text, gold_value, gsm8k_final_answer, plain_number
+from workbench.io.gold.base import Benchmark, GoldDataset, Layout, check_finite, document_table
+from workbench.io.gold.registry import load_gold
+
+__all__ = [
+    "document_table",
+    "GoldDataset",
+    "Layout",
+    "Benchmark",
+    "load_gold",
+    "gsm8k_final_answer",
+    "plain_number",
+    "executed_text",
+    "gold_value",
+    "check_finite",
+]

@@ -1,0 +1,41 @@
+"""Load model outputs into the canonical predictions table.
+
+Canonical columns: ``record_id, turn (0-based), system, predicted_answer,
+predicted_program, raw_output`` (see :data:`workbench.schema.PREDICTIONS`); only the keys
+and one of answer/program are required. Files may be JSON Lines, JSON, CSV or Parquet.
+
+Shapes recognised without a map, one module each (adapters tried in the order of
+:data:`workbench.io.predictions.registry.READERS`, then the column shapes of
+:data:`~workbench.io.predictions.registry.SHAPES`):
+
+* canonical: columns named as above (``turn`` 0-based; :mod:`~workbench.io.predictions.canonical`);
+* zarifaziz/convfinqa runs: ``record_id, turn_idx, predicted_answer, predicted_calculation,
+  predicted_reasoning`` (the calculation is read as the program, the reasoning as raw output;
+  :mod:`~workbench.io.predictions.zarifaziz`);
+* ghchen99/ConvFinQA-llm-eval predictions: ``[{id, conversation: [{predicted_program,
+  predicted_answer}]}]`` (:mod:`~workbench.io.predictions.ghchen99_predictions`);
+* ghchen99 evaluation results: ``{"results": [{question_id: "<record id>-<turn>", ...}]}``
+  (:mod:`~workbench.io.predictions.ghchen99_results`);
+* OpenAI grade-school-math ``example_model_solutions.jsonl``: four systems a line
+  (:mod:`~workbench.io.predictions.openai_gsm8k`);
+* ToRA outputs ``{idx, question, gt, gt_cot, code: [...], pred: [...]}``
+  (:mod:`~workbench.io.predictions.tora`);
+* Program-of-thoughts outputs ``{question, answer, executed, generated}``, few-shot prompt
+  lines skipped with a warning (:mod:`~workbench.io.predictions.program_of_thoughts`);
+* lm-evaluation-harness ``samples_<task>_<date>.jsonl`` logs, one row per ``doc_id``
+  (:mod:`~workbench.io.predictions.lm_eval_samples`).
+
+Gold that travels inside the outputs fills ``question``, ``gold_answer``, ``gold_solution``, and
+the upstream grader's verdict ``upstream_correct``. Rows of GSM8K files without ids (OpenAI,
+program-of-thoughts) keep a null ``record_id``; :func:`workbench.io.link.attach_record_ids` links
+them to gold by their question text. Their ``turn`` is 0 (GSM8K has one turn a record).
+
+Anything else takes a :class:`ColumnMap` (``--map record_id=COL,turn=COL:1,...``).
+"""
+
+from __future__ import annotations
+
+from workbench.io.predictions.columnmap import ColumnMap, parse_column_map
+from workbench.io.predictions.table import default_system_name, load_predictions
+
+__all__ = ["ColumnMap", "parse_column_map", "load_predictions", "default_system_name"]

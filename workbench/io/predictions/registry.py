@@ -1,0 +1,171 @@
+"""The prediction readers, tried in order, and the column shapes of plain rows.
+
+A file is read by its suffix (JSON Lines, JSON, CSV/TSV, Parquet) into a
+:class:`~workbench.io.predictions.base.PredictionSource`; the first reader of :data:`READERS`
+whose ``detect`` accepts it gives its rows. A file no reader claims is read as plain rows, one a
+line, record or table row (a file that mixes the shapes of :data:`SHAPES` is an error).
+:func:`detect_map` then maps the rows' columns by the first of :data:`SHAPES` they fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import InputError
+from workbench.io.jsonfiles import iter_json_lines, read_csv, read_json, read_parquet
+from workbench.io.predictions.base import ColumnShape, PredictionReader, PredictionSource, Rows, union_keys
+from workbench.io.predictions.canonical import SHAPE as CANONICAL
+from workbench.io.predictions.columnmap import ColumnMap
+from workbench.io.predictions.ghchen99_predictions import READER as GHCHEN99_PREDICTIONS
+from workbench.io.predictions.ghchen99_results import READER as GHCHEN99_RESULTS
+from workbench.io.predictions.lm_eval_samples import READER as LM_EVAL_SAMPLES
+from workbench.io.predictions.openai_gsm8k import READER as OPENAI_GSM8K
+from workbench.io.predictions.program_of_thoughts import READER as PROGRAM_OF_THOUGHTS
+from workbench.io.predictions.tora import READER as TORA
+from workbench.io.predictions.zarifaziz import SHAPE as ZARIFAZIZ
+
+__all__ = ["READERS", "SHAPES", "read_source", "read_rows", "detect_map"]
+
+#: The formats read by an adapter, in the order they are tried.
+READERS: tuple[PredictionReader, ...] = (
+    OPENAI_GSM8K,
+    TORA,
+    PROGRAM_OF_THOUGHTS,
+    LM_EVAL_SAMPLES,
+    GHCHEN99_RESULTS,
+    GHCHEN99_PREDICTIONS,
+)
+
+#: Shapes of plain prediction rows, by the columns that identify them, in the order they are tried.
+SHAPES: tuple[ColumnShape, ...] = (ZARIFAZIZ, CANONICAL)
+
+
+def read_source(path: Path) -> PredictionSource:
+    """Read a prediction file by its suffix, before its format is recognised.
+
+    Raises
+    ------
+    InputError
+        For an unknown suffix, or a file that cannot be read.
+    """
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return PredictionSource(path, "lines", lines=list(iter_json_lines(path)))
+    if suffix == ".json":
+        return PredictionSource(path, "json", document=read_json(path))
+    if suffix in (".csv", ".tsv"):
+        frame, locations = read_csv(path)
+        return PredictionSource(path, "table", table=Rows(frame.to_dicts(), locations, frame.columns))
+    if suffix == ".parquet":
+        frame = read_parquet(path)
+        rows = Rows(frame.to_dicts(), [f"row {i + 1}" for i in range(frame.height)], frame.columns)
+        return PredictionSource(path, "table", table=rows)
+    raise InputError(
+        str(path),
+        f"unknown file type '{suffix or '(none)'}'",
+        fix="give a .jsonl, .json, .csv or .parquet file",
+    )
+
+
+def read_rows(path: Path) -> Rows:
+    """The rows of a prediction file: by the first reader that recognises it, else as they are.
+
+    Raises
+    ------
+    InputError
+        When the file cannot be read, mixes two shapes, or a reader finds a bad value.
+    """
+    source = read_source(path)
+    reader = next((r for r in READERS if r.detect(source)), None)
+    if reader is None:
+        return _plain_rows(source)
+    if reader.keys:
+        _check_adapter_lines(source, reader)
+    return reader.read(source)
+
+
+def detect_map(path: Path, columns: Sequence[str]) -> ColumnMap:
+    """The map of plain rows' columns, by the first shape of :data:`SHAPES` they fit.
+
+    Raises
+    ------
+    InputError
+        When the columns fit no shape: the message names the missing columns.
+    """
+    shape = next((s for s in SHAPES if s.detect(columns)), None)
+    if shape is not None:
+        return shape.column_map(columns)
+    present = set(columns)
+    missing = [c for c in ("record_id", "turn") if c not in present]
+    if not missing:
+        missing = ["predicted_answer, predicted_program or raw_output"]
+    raise InputError(
+        str(path),
+        f"missing column {', '.join(repr(m) for m in missing)} (columns found: "
+        f"{', '.join(columns[:12])}{', ...' if len(columns) > 12 else ''})",
+        field=missing[0],
+        fix="rename the columns, or map them: --map record_id=COL,turn=COL:0,predicted_answer=COL",
+    )
+
+
+def _plain_rows(source: PredictionSource) -> Rows:
+    """The rows of a file no reader claims: table rows, lines or records, as they are."""
+    if source.table is not None:
+        return source.table
+    if source.lines is not None:
+        objects = source.objects
+        locations = [f"line {n}" for n, _ in source.lines]
+    else:
+        objects = source.records
+        locations = [f"record {i}" for i in range(len(objects))]
+    _check_one_shape(source.path, objects, locations)
+    return Rows(objects, locations, union_keys(objects))
+
+
+def _shape(keys: Iterable[str]) -> ColumnShape | None:
+    present = set(keys)
+    return next((s for s in SHAPES if set(s.keys) <= present), None)
+
+
+def _check_one_shape(path: Path, objects: Sequence[Mapping[str, Any]], locations: Sequence[str]) -> None:
+    """Raise :class:`InputError` at the first record whose shape differs from the first record's."""
+    if not objects:
+        return
+    first = _shape(objects[0])
+    if first is None:
+        return
+    for obj, location in zip(objects, locations, strict=True):
+        shape = _shape(obj)
+        if shape != first:
+            missing = next(k for k in first.keys if k not in obj)
+            raise InputError(
+                str(path),
+                f"the file mixes two schemas: this record has the {shape.name if shape else 'unrecognised'} shape "
+                f"(keys {', '.join(list(obj)[:8])}) but {locations[0]} has the {first.name} shape "
+                f"(keys {', '.join(list(objects[0])[:8])})",
+                location=location,
+                field=missing,
+                fix="give each schema its own file, or convert these records to one shape",
+            )
+
+
+def _check_adapter_lines(source: PredictionSource, reader: PredictionReader) -> None:
+    """Raise :class:`InputError` at the first line that lacks the keys of the reader's format
+    (lines the reader skips excepted)."""
+    name, needed = reader.name, reader.keys
+    for number, obj in source.lines or []:
+        missing = [k for k in needed if k not in obj]
+        if reader.skips(obj):
+            continue
+        # a line lacking a key or two is read as it is (the missing field is reported where needed)
+        if missing and (_shape(obj) is not None or len(missing) > len(needed) // 2):
+            raise InputError(
+                str(source.path),
+                f"the file mixes two schemas: this line has keys {', '.join(list(obj)[:8])} "
+                f"but the file is {name} output (keys {', '.join(needed)})",
+                location=f"line {number}",
+                field=missing[0],
+                fix="give each schema its own file, or remove the lines of the other shape",
+            )

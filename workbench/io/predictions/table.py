@@ -1,0 +1,212 @@
+"""Turn a prediction file's rows into the canonical predictions table: :func:`load_predictions`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench.errors import InputError
+from workbench.grading import patterns
+from workbench.io.predictions.base import short, text
+from workbench.io.predictions.columnmap import ColumnMap, check_map
+from workbench.io.predictions.registry import detect_map, read_rows
+from workbench.schema import PREDICTIONS
+
+__all__ = ["load_predictions", "default_system_name"]
+
+_GENERIC_STEMS = frozenset({"predictions", "prediction", "outputs", "output", "samples", "results"})
+
+
+def default_system_name(path: Path) -> str:
+    """Name a system after its file: the stem, or the folder for generic names.
+
+    Examples
+    --------
+    >>> default_system_name(Path("runs/gpt4/outputs.csv"))
+    'gpt4'
+    >>> default_system_name(Path("zarifaziz-claude-sonnet-4-6/2026-05-04T06-35-00Z/predictions.jsonl"))
+    'zarifaziz-claude-sonnet-4-6@2026-05-04T06-35-00Z'
+    >>> default_system_name(Path("tora-70b.jsonl"))
+    'tora-70b'
+    >>> default_system_name(Path("out/meta-llama__Llama-2-7b-hf/samples_gsm8k_2024-05-01T10-00-00.jsonl"))
+    'meta-llama__Llama-2-7b-hf'
+    """
+    is_lm_eval_log = path.stem.lower().startswith("samples_") and bool(path.parent.name)
+    if path.stem.lower() not in _GENERIC_STEMS and not is_lm_eval_log:
+        return path.stem
+    parent = path.parent.name or path.stem
+    if patterns.RUN_TIMESTAMP_DIR.match(parent) and path.parent.parent.name:
+        return f"{path.parent.parent.name}@{parent}"
+    return parent
+
+
+def _cell(path: Path, location: str, obj: Mapping[str, Any], column: str) -> str | None:
+    """The text of ``obj[column]`` (``None`` when absent); a JSON object there is an error."""
+    value = obj.get(column) if column else None
+    if isinstance(value, dict):
+        raise InputError(
+            str(path),
+            f"expected text or a number, found a JSON object {short(value)}",
+            location=location,
+            field=column,
+            fix="give the value as text or a number",
+        )
+    return text(value)
+
+
+def _flag(value: Any) -> bool | None:
+    """An upstream verdict as a boolean: ``True``/``False``, 1/0, ``1.0``/``0.0``, ``"True"``/``"False"``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return None if math.isnan(value) else value != 0  # NaN (a missing verdict in pandas) is no verdict
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", "1.0", "0.0", "yes", "no"):
+        return value.strip().lower() in ("true", "1", "1.0", "yes")
+    return None
+
+
+def _turn(path: Path, location: str, value: Any, base: int, source: str) -> int:
+    if isinstance(value, bool) or value is None:
+        ok = False
+    elif isinstance(value, int):
+        ok = True
+    elif isinstance(value, float) and value.is_integer():
+        value, ok = int(value), True
+    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value, ok = int(value.strip()), True
+    else:
+        ok = False
+    if not ok:
+        raise InputError(
+            str(path),
+            f"turn {value!r} is not a whole number",
+            location=location,
+            field=source,
+            fix="give the turn index as an integer",
+        )
+    if value < base:
+        raise InputError(
+            str(path),
+            f"turn {value} is below {base}, the first turn this map says the file uses",
+            location=location,
+            field=source,
+            fix=f"if turns count from 0, say turn={source}:0 in --map" if base == 1 else "turns start at 0",
+        )
+    return value - base
+
+
+def load_predictions(
+    path: str | Path, *, system: str | None = None, column_map: ColumnMap | None = None
+) -> pl.DataFrame:
+    """Load one prediction file into the canonical table.
+
+    Parameters
+    ----------
+    path
+        A ``.jsonl``, ``.json``, ``.csv`` or ``.parquet`` file.
+    system
+        The system's name; by default a ``system`` column, else :func:`default_system_name`.
+        For files that hold several systems a line (OpenAI's GSM8K solutions) it is a prefix:
+        ``"{system}/6b_finetuning"``.
+    column_map
+        How to read a file whose shape is not recognised.
+
+    Returns
+    -------
+    polars.DataFrame
+        The canonical table (:data:`workbench.schema.PREDICTIONS`). Rows of files without ids
+        (OpenAI, program-of-thoughts) have a null ``record_id`` and their ``question``; link
+        them with :func:`workbench.io.link.attach_record_ids`.
+
+    Raises
+    ------
+    InputError
+        For a missing column, invalid JSON on a line, a map naming a column that does not
+        exist, a bad turn, a missing record id (and no question to link by), or a duplicate
+        ``(record_id, turn)``.
+
+    Warns
+    -----
+    UserWarning
+        When lines that are not predictions (program-of-thoughts' prompt-only lines) are skipped.
+
+    Examples
+    --------
+    >>> from workbench.config import project_root
+    >>> tora = load_predictions(project_root() / "data/predictions/gsm8k/tora/tora-70b.jsonl")
+    >>> tora.height, tora.row(0, named=True)["upstream_answer"], tora.row(0, named=True)["gold_answer"]
+    (1319, '18', '18')
+    """
+    path = Path(path)
+    raw = read_rows(path)
+    if not raw.records:
+        raise InputError(str(path), "no predictions found", fix="give a file with at least one row")
+    cmap = column_map if column_map is not None and column_map.columns else detect_map(path, raw.columns)
+    check_map(path, cmap, raw.columns)
+    name = system or default_system_name(path)
+    rows: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str, int], str] = {}
+    rid_col, turn_col = cmap.columns["record_id"], cmap.columns["turn"]
+    for obj, location in zip(raw.records, raw.locations, strict=True):
+        given_id = obj.get(rid_col)
+        if isinstance(given_id, dict | list | bool):
+            raise InputError(
+                str(path),
+                f"record id {short(given_id)} is a {type(given_id).__name__}, not text or a number",
+                location=location,
+                field=rid_col,
+                fix="give the record id as text (e.g. 'Single_JKHY/2009/page_28.pdf-3') or a number",
+            )
+        record_id = text(given_id)
+        question = _cell(path, location, obj, cmap.columns.get("question", ""))
+        if record_id is None or not record_id.strip():
+            if not (raw.by_question and question and question.strip()):
+                raise InputError(
+                    str(path),
+                    "empty record id" + (" and no question to link it by" if raw.by_question else ""),
+                    location=location,
+                    field=rid_col,
+                    fix="give every row the id of the conversation it answers"
+                    + (", or its question" if raw.by_question else ""),
+                )
+            record_id = None
+        turn = _turn(path, location, obj.get(turn_col), cmap.turn_base, turn_col)
+        row_system = _cell(path, location, obj, cmap.columns["system"]) if "system" in cmap.columns else None
+        if raw.system_suffix and row_system:
+            row_system = f"{system}/{row_system}" if system else row_system
+        else:
+            row_system = system or row_system or name
+        if record_id is not None:
+            key = (row_system, record_id, turn)
+            if key in seen:
+                raise InputError(
+                    str(path),
+                    f"duplicate (record_id, turn) = ('{key[1]}', {turn}); first at {seen[key]}",
+                    location=location,
+                    field=f"{rid_col}, {turn_col}",
+                    fix="keep one prediction per turn, or split the runs into files, one system each",
+                )
+            seen[key] = location
+        rows.append(
+            {
+                "record_id": record_id,
+                "turn": turn,
+                "system": row_system,
+                "predicted_answer": _cell(path, location, obj, cmap.columns.get("predicted_answer", "")),
+                "predicted_program": _cell(path, location, obj, cmap.columns.get("predicted_program", "")),
+                "raw_output": _cell(path, location, obj, cmap.columns.get("raw_output", "")),
+                "question": question,
+                "gold_answer": _cell(path, location, obj, cmap.columns.get("gold_answer", "")),
+                "gold_solution": _cell(path, location, obj, cmap.columns.get("gold_solution", "")),
+                "upstream_correct": _flag(obj.get(cmap.columns.get("upstream_correct", ""))),
+                "upstream_answer": _cell(path, location, obj, cmap.columns.get("upstream_answer", "")),
+                "predicted_unit": _cell(path, location, obj, cmap.columns.get("predicted_unit", "")),
+                "source_file": str(path),
+                "source_location": location,
+            }
+        )
+    return pl.DataFrame(rows, schema=PREDICTIONS)

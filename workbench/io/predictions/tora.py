@@ -1,0 +1,43 @@
+"""ToRA outputs ``{idx, question, gt, gt_cot, code: [...], pred: [...]}`` (JSON Lines)."""
+
+from __future__ import annotations
+
+from workbench.io.predictions.base import ADAPTER_COLUMNS, PredictionReader, PredictionSource, Rows, first_item
+
+__all__ = ["READER", "detect", "read"]
+
+#: The keys every line of ToRA output has.
+KEYS = ("idx", "question", "gt", "pred", "code")
+
+
+def detect(source: PredictionSource) -> bool:
+    """JSON Lines whose lines have, between them, every key of :data:`KEYS`."""
+    return source.lines is not None and set(KEYS) <= source.keys
+
+
+def read(source: PredictionSource) -> Rows:
+    """ToRA outputs ``{idx, question, gt, gt_cot, code, pred, report}``.
+
+    ``code`` and ``pred`` are lists (one entry per sampled trajectory); element 0 is taken, which
+    is the only one in greedy runs such as the published GSM8K files. ``record_id`` is ``idx``
+    (the GSM8K line index), ``raw_output`` the tool-integrated trajectory, ``upstream_answer``
+    the answer ToRA's evaluation script extracted (the grader extracts its own from the
+    trajectory), ``gold_answer`` ``gt`` and ``gold_solution`` ``gt_cot``.
+    """
+    pairs = source.lines or []
+    records = [
+        {
+            "record_id": obj.get("idx"),
+            "turn": 0,
+            "upstream_answer": first_item(obj.get("pred")),
+            "raw_output": first_item(obj.get("code")),
+            "question": obj.get("question"),
+            "gold_answer": obj.get("gt"),
+            "gold_solution": obj.get("gt_cot"),
+        }
+        for _, obj in pairs
+    ]
+    return Rows(records, [f"line {n}" for n, _ in pairs], ADAPTER_COLUMNS)
+
+
+READER = PredictionReader(name="ToRA", detect=detect, read=read, keys=KEYS)
