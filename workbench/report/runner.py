@@ -19,6 +19,9 @@ import base64
 import hashlib
 import html
 import json
+import os
+import tempfile
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +30,8 @@ from workbench.analysis.changes import build_manifest, changes_html, compare_run
 from workbench.config import locate, project_root, split_list
 from workbench.errors import ReportError, UsageError
 from workbench.grading import patterns
+from workbench.io.atomic import parquet_writer, write_atomic
 from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
-from workbench.pipeline.graded import parquet_writer, write_atomic
 
 __all__ = [
     "ReportResult",
@@ -162,10 +165,16 @@ def _from_caller(parameters: dict[str, Any]) -> dict[str, Any]:
 
 def _kernel_config() -> Any:
     """The kernel talks to papermill over local sockets (IPC), not TCP: nothing listens on
-    a port, and ipykernel has no reason to warn that TCP is unencrypted."""
+    a port, and ipykernel has no reason to warn that TCP is unencrypted.
+
+    Each kernel gets socket paths of its own (``<tmp>/workbench-kernel-<random>-<n>``): left to
+    its default, jupyter_client names them ``kernel-ipc-<n>`` in the current folder, so two
+    reports started at once from one folder could connect to each other's kernel (seen as
+    "Invalid Signature" under load)."""
     from traitlets.config import Config
 
-    return Config({"KernelManager": {"transport": "ipc"}})
+    ip = os.path.join(tempfile.gettempdir(), f"workbench-kernel-{uuid.uuid4().hex}")
+    return Config({"KernelManager": {"transport": "ipc", "ip": ip}})
 
 
 def template_parameters(path: Path) -> dict[str, dict[str, Any]]:
@@ -263,12 +272,13 @@ def run_template(
     executed = nbformat.read(str(notebook_out), as_version=4)
     page = render_html(executed, title=f"{path.stem} report")
     opening = changes_html(changes) if verdicts is not None else ""
-    page = page.replace("<main>", f"<main>{opening}", 1).replace("</main>", f"{manifest_html(manifest)}</main>", 1)
+    closing = manifest_html(manifest.to_dict())
+    page = page.replace("<main>", f"<main>{opening}", 1).replace("</main>", f"{closing}</main>", 1)
     write_atomic(html_out, lambda p: p.write_text(page, encoding="utf-8"))
     manifest_out = inside(out, f"{slug}.manifest.json")
     if verdicts is not None:
         write_atomic(inside(out, f"{slug}.verdicts.parquet"), parquet_writer(verdicts))
-    text = json.dumps(manifest, indent=2, default=str) + "\n"
+    text = manifest.to_json()
     write_atomic(manifest_out, lambda p: p.write_text(text, encoding="utf-8"))
     line = None
     if changes is not None:
