@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from workbench import __version__
-from workbench.annotations.store import AnnotationStore, read_annotation_csv, recover_store
+from workbench.annotations.csv_import import read_annotation_csv
+from workbench.annotations.recovery import recover_store
+from workbench.annotations.store import AnnotationStore
 from workbench.cleaning.before_after import read_annotation_store
 from workbench.cleaning.export import export_cleaned
 from workbench.config import BENCHMARKS, NO_DATASET, annotation_store_path, resolve

@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 from reliability_support import fault, run_unprivileged, sha256
 
+import workbench.annotations.integrity as integrity_module
 import workbench.annotations.store as store_module
-from workbench.annotations.store import AnnotationStore, backup_name, list_backups
+from workbench.annotations.integrity import backup_name, list_backups
+from workbench.annotations.recovery import recover_store
+from workbench.annotations.store import AnnotationStore
 from workbench.cli import main
 from workbench.errors import InputError, UsageError, WorkbenchError
 
@@ -222,7 +225,8 @@ LOCKS = {
 def test_locked_store_says_who_to_wait_for_and_loses_nothing(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.2)  # how long the store waits
+    monkeypatch.setattr(integrity_module, "BUSY_TIMEOUT_S", 0.2)  # what the message says it waited
     path, snapshot, copy = make_store(tmp_path)
     backup_bytes = sha256(copy)
     holder = Holder(path, *LOCKS[name])
@@ -392,7 +396,7 @@ def test_recover_copies_what_is_readable_and_only_reads_the_damaged_file(
         got = store.events()
     assert 0 < got.height < events.height
     assert set(got.rows()) <= set(events.rows()), "every recovered event is one that was written"
-    again = store_module.recover_store(path)[0]
+    again = recover_store(path)[0]
     assert again != rescued and again.name.startswith("annotations.recovered-")
     assert {p.name: sha256(p) for p in tmp_path.iterdir() if p.name in before} == before
 
@@ -519,7 +523,7 @@ def test_recover_counts_the_rows_of_a_damaged_page(tmp_path: Path, capsys: pytes
     data[(page - 1) * page_size : page * page_size] = os.urandom(page_size)
     path.write_bytes(bytes(data))
     fault("store: recover with random bytes over a leaf page of the events table")
-    done = store_module.recover_store(path)
+    done = recover_store(path)
     assert done.unreadable == len(lost) and done.kept + done.unreadable + done.invalid == total
     assert done.missing_ids == (f"{lost[0]}-{lost[-1]}" if len(lost) > 1 else str(lost[0]))
     with AnnotationStore(done.path, create=False) as store:

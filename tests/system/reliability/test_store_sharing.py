@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-import workbench.annotations.store as store_module
-from workbench.annotations.store import AnnotationStore, recover_store
+import workbench.annotations.connections as connections_module
+import workbench.annotations.integrity as integrity_module
+import workbench.annotations.recovery as recovery_module
+from workbench.annotations.recovery import recover_store
+from workbench.annotations.store import AnnotationStore
 from workbench.errors import UsageError
 
 
@@ -59,8 +62,8 @@ def test_every_path_to_one_file_shares_one_connection(tmp_path: Path, monkeypatc
 def test_the_file_is_not_read_while_the_process_has_it_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Reading the header with open() would drop the open connection's locks (POSIX closes them all)."""
     reads: list[Path] = []
-    check = store_module._check_header
-    monkeypatch.setattr(store_module, "_check_header", lambda p: (reads.append(p), check(p))[1])
+    check = integrity_module._check_header
+    monkeypatch.setattr(integrity_module, "_check_header", lambda p: (reads.append(p), check(p))[1])
     path = tmp_path / "annotations.sqlite"
     first = AnnotationStore(path)
     assert len(reads) == 1  # before the connection existed
@@ -85,7 +88,7 @@ def test_a_dropped_handle_gives_its_share_back(tmp_path: Path) -> None:
     assert not _is_closed(conn)
     kept.close()
     assert _is_closed(conn)
-    assert all(shared.conn is not conn for shared in store_module._OPEN.values())
+    assert all(shared.conn is not conn for shared in connections_module._OPEN.values())
 
 
 def test_recover_reads_an_open_store_through_its_connection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,7 +97,7 @@ def test_recover_reads_an_open_store_through_its_connection(tmp_path: Path, monk
     def no_bytes(*_: object) -> None:
         raise AssertionError("the store is open in this process: its bytes must not be read")
 
-    monkeypatch.setattr(store_module, "_copy_bytes", no_bytes)
+    monkeypatch.setattr(recovery_module, "_copy_bytes", no_bytes)
     with AnnotationStore(path) as store:
         ids = [_note(store, f"r{i}") for i in range(5)]
         done = recover_store(path, tmp_path / "rescued")

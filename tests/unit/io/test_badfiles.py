@@ -11,7 +11,8 @@ import polars as pl
 import pytest
 from badfile_cases import CASES, KINDS, SOURCES, Case, Error, Same, Source, Unmatched
 
-from workbench.annotations.store import AnnotationStore, import_csv
+from workbench.annotations.csv_import import import_csv
+from workbench.annotations.store import AnnotationStore
 from workbench.errors import InputError
 from workbench.io.gold import load_gold
 from workbench.io.link import attach_record_ids, unlinked_rows
