@@ -1,5 +1,6 @@
-"""The annotation store: schema, validation, retraction, CSV import, and durability
-(a SIGKILLed writer loses nothing it acknowledged; two writing processes lose nothing)."""
+"""The annotation store: schema, validation on write, retraction, and durability (a SIGKILLed
+writer loses nothing it acknowledged; two writing processes lose nothing). Validation itself is
+in test_events.py, CSV import in test_csv_import.py."""
 
 from __future__ import annotations
 
@@ -16,14 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.annotations import (
-    DEFAULT_STORE_NAME,
-    AnnotationStore,
-    active_annotations,
-    default_store_path,
-    import_csv,
-    validate_annotation,
-)
+from workbench.annotations import DEFAULT_STORE_NAME, AnnotationStore, active_annotations, default_store_path
 from workbench.errors import InputError, UsageError
 from workbench.schema import ANNOTATION_EVENTS, ANNOTATION_SCHEMA_VERSION
 
@@ -153,41 +147,7 @@ def test_closed_store_is_a_usage_error(tmp_path: Path) -> None:
         store.events()
 
 
-# --------------------------------------------------------------------------- validation
-@pytest.mark.parametrize(
-    ("field", "value", "expected"),
-    [
-        ("annotator", "", "non-empty text"),
-        ("annotator", "  ", "non-empty text"),
-        ("record_id", "", "non-empty text"),
-        ("record_id", None, "non-empty text"),
-        ("turn", -1, "whole number >= 0"),
-        ("turn", "2", "whole number >= 0"),
-        ("turn", 1.5, "whole number >= 0"),
-        ("turn", True, "whole number >= 0"),
-        ("category", "typo", "expected one of missing_value, "),
-        ("category", None, "expected one of"),
-        ("system", 3, "text or nothing"),
-        ("corrected_answer", 1.5, "text or nothing"),
-        ("note", ["x"], "text or nothing"),
-        ("corrected_program", "divide(1,", "does not parse"),
-        ("corrected_program", "frobnicate 3 4", "does not parse"),
-        ("exclude", "yes", "expected True or False"),
-        ("exclude", 1, "expected True or False"),
-    ],
-)
-def test_validation_names_field_expectation_and_fix(field: str, value: object, expected: str) -> None:
-    fields = {"annotator": "ana", "record_id": "r1", "turn": 0, "category": "other", field: value}
-    with pytest.raises(InputError) as caught:
-        validate_annotation(**fields, where="notes.csv line 4")  # type: ignore[arg-type]
-    message = str(caught.value)
-    assert message.startswith("notes.csv line 4: ")
-    assert f"field '{field}'" in message
-    assert expected in message
-    assert caught.value.field == field
-    assert "Fix: " in message
-
-
+# --------------------------------------------------------------------------- validation on write
 def test_annotate_validates_and_writes_nothing_when_invalid(store: AnnotationStore) -> None:
     with pytest.raises(InputError, match="field 'category'"):
         _note(store, category="Mislabel")
@@ -283,67 +243,6 @@ def test_threads_share_one_store(store: AnnotationStore) -> None:
         thread.join()
     assert sorted(ids) == list(range(1, 201))
     assert store.events().height == 200
-
-
-# --------------------------------------------------------------------------- CSV import
-def test_import_csv_happy_path(store: AnnotationStore, tmp_path: Path) -> None:
-    csv_path = tmp_path / "notes.csv"
-    csv_path.write_text(
-        "record_id,turn,category,system,corrected_answer,corrected_program,note,exclude,annotator\n"
-        'r1,0,mislabel,,14.1%,"subtract(5, 3)","ok, checked",yes,\n'
-        "r1,1,model_error,claude,,,,,bo\n"
-        "r2,2,other,,,,,FALSE,\n",
-        encoding="utf-8",
-    )
-    ids = import_csv(store, csv_path, annotator="ana")
-    assert ids == [1, 2, 3]
-    rows = store.events().select("annotator", "record_id", "turn", "category", "system", "note", "exclude").rows()
-    assert rows == [
-        ("ana", "r1", 0, "mislabel", None, "ok, checked", True),
-        ("bo", "r1", 1, "model_error", "claude", None, False),
-        ("ana", "r2", 2, "other", None, None, False),
-    ]
-    assert store.events()["corrected_program"][0] == "subtract(5, 3)"
-
-
-@pytest.mark.parametrize(
-    ("bad_line", "field"),
-    [
-        ("r2,x,other,", "turn"),
-        ("r2,1,Other,", "category"),
-        ("r2,1,other,maybe", "exclude"),
-        (",1,other,", "record_id"),
-        ("r2,-1,other,", "turn"),
-    ],
-)
-def test_import_csv_bad_line_writes_nothing(store: AnnotationStore, tmp_path: Path, bad_line: str, field: str) -> None:
-    csv_path = tmp_path / "notes.csv"
-    csv_path.write_text(f"record_id,turn,category,exclude\nr1,0,mislabel,\n{bad_line}\nr3,0,other,\n")
-    with pytest.raises(InputError) as caught:
-        import_csv(store, csv_path, annotator="ana")
-    assert caught.value.location == "line 3"
-    assert caught.value.field == field
-    assert str(caught.value).startswith(f"{csv_path}: line 3: field '{field}'")
-    assert store.events().height == 0
-
-
-def test_import_csv_header_problems(store: AnnotationStore, tmp_path: Path) -> None:
-    csv_path = tmp_path / "notes.csv"
-    csv_path.write_text("record_id,turn,category,colour\nr1,0,mislabel,red\n")
-    with pytest.raises(InputError, match="unknown column 'colour'.*Fix: use only the columns record_id, turn"):
-        import_csv(store, csv_path, annotator="ana")
-    csv_path.write_text("record_id,category\nr1,mislabel\n")
-    with pytest.raises(InputError, match="field 'turn': missing column"):
-        import_csv(store, csv_path, annotator="ana")
-    csv_path.write_text("record_id,turn,category\nr1,0,mislabel\n")
-    with pytest.raises(InputError, match="field 'annotator'.*pass annotator="):
-        import_csv(store, csv_path)
-    csv_path.write_text("record_id,turn,category\nr1,0,mislabel,extra\n")
-    with pytest.raises(InputError, match="line 2: 1 more value"):
-        import_csv(store, csv_path, annotator="ana")
-    with pytest.raises(InputError, match="file not found"):
-        import_csv(store, tmp_path / "missing.csv", annotator="ana")
-    assert store.events().height == 0
 
 
 # --------------------------------------------------------------------------- durability (acceptance)
@@ -462,7 +361,7 @@ def test_reading_while_another_process_writes(tmp_path: Path) -> None:
         json.dumps(reader.snapshot())  # serialisable, for export manifests
 
 
-# --------------------------------------------------------------------------- issue 15: creation, empty files, CSV holes
+# --------------------------------------------------------------------------- issue 15: creation, empty files
 def test_a_new_store_is_created_whole_and_leaves_nothing_else(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "annotations.sqlite"
     with AnnotationStore(path) as store:
@@ -483,22 +382,3 @@ def test_zero_byte_file_is_refused_in_one_line(tmp_path: Path) -> None:
             "empty file to start a new store"
         )
     assert path.stat().st_size == 0 and sorted(p.name for p in tmp_path.iterdir()) == [DEFAULT_STORE_NAME]
-
-
-def test_import_csv_accepts_a_quoted_note_over_several_lines(store: AnnotationStore, tmp_path: Path) -> None:
-    csv_path = tmp_path / "notes.csv"
-    csv_path.write_text(
-        'record_id,turn,category,note,exclude\nr1,0,mislabel,"see the table:\nrow 2, column 3",yes\nr2,1,other,,\n'
-    )
-    assert import_csv(store, csv_path, annotator="ana") == [1, 2]
-    assert store.events().select("note", "exclude").rows() == [("see the table:\nrow 2, column 3", True), (None, False)]
-
-
-def test_import_csv_refuses_a_formula_and_writes_nothing(store: AnnotationStore, tmp_path: Path) -> None:
-    csv_path = tmp_path / "notes.csv"
-    csv_path.write_text("record_id,turn,category,corrected_answer\nr1,0,mislabel,-12.5\nr2,1,other,@SUM(A1)\n")
-    with pytest.raises(InputError) as caught:
-        import_csv(store, csv_path, annotator="ana")
-    assert (caught.value.location, caught.value.field) == ("line 3", "corrected_answer")
-    assert "\n" not in str(caught.value) and "spreadsheet formula" in str(caught.value)
-    assert store.events().height == 0
