@@ -5,7 +5,7 @@ normalisation of currency, separators, percent signs, bold and unicode minus); t
 official ConvFinQA rule (equal after rounding to 5 decimals); relative tolerance (1e-3,
 integers exact when both are written as integers); equal at the precision the
 prediction reports; the percent/decimal reading (decided by the unit the output
-declares, then by cues in the question). LaTeX and expressions that are not plain
+declares, then by cues in the question: :mod:`workbench.grading.cues`). LaTeX and expressions that are not plain
 numbers go to SymPy (:mod:`workbench.grading.symbolic`) under a time limit.
 
 Scale words are read, never dropped (``48.7 million`` is 48700000, and is not ``48.7
@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Literal
 
 from workbench.grading import patterns
+from workbench.grading.cues import SCALE_WORDS, CueOf, UnitCue, percent_cue, scale_cue
 from workbench.grading.memo import memoize
 from workbench.grading.normalize import ParsedNumber, is_no_answer, normalize_answer, parse_number
 from workbench.grading.status import GradeStatus, MatchReason
@@ -53,10 +54,6 @@ AnswerKind = Literal["auto", "number", "latex", "text"]
 #: a whole output or garbage, and normalising a megabyte six times per turn costs seconds.
 MAX_ANSWER_CHARS = 10_000
 _KINDS = ("auto", "number", "latex", "text")
-#: Units an output can declare for its answer, as the zarifaziz runs do.
-_PERCENT_UNITS = frozenset({"percent", "percentage", "%", "pct"})
-_RATIO_UNITS = frozenset({"ratio", "decimal", "fraction"})
-_PLAIN_UNITS = frozenset({"raw", "none", "number", "absolute", "amount"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -267,66 +264,6 @@ def read_number(text: str) -> ParsedNumber | None:
     )
 
 
-UnitCue = Literal["percent", "ratio", "plain"]
-
-
-@memoize(max_chars=4096, maxsize=1 << 14)
-def percent_cue(question: str | None, unit: str | None) -> UnitCue | None:
-    """What unit the answer should be in: ``percent``, ``ratio``, ``plain`` (the output
-    declares a raw number: no unit reading at all), or ``None`` when nothing says. A unit
-    the output declares wins over the question's wording.
-
-    Examples
-    --------
-    >>> percent_cue("what percentage of revenue was that?", None)
-    'percent'
-    >>> percent_cue("what is the ratio of debt to equity?", None), percent_cue("and in 2011?", "percent")
-    ('ratio', 'percent')
-    >>> percent_cue("and in 2011?", "raw"), percent_cue("and in 2011?", None) is None
-    ('plain', True)
-    """
-    declared = (unit or "").strip().lower()
-    if declared in _PERCENT_UNITS:
-        return "percent"
-    if declared in _RATIO_UNITS:
-        return "ratio"
-    if declared in _PLAIN_UNITS:
-        return "plain"
-    if question:
-        if patterns.PERCENT_CUE.search(question):
-            return "percent"
-        if patterns.RATIO_CUE.search(question):
-            return "ratio"
-    return None
-
-
-#: The power of ten of each unit a question or an output can state (``in millions``).
-_CUE_EXPONENTS = {"thousands": 3, "millions": 6, "billions": 9, "trillions": 12}
-_CUE_WORDS = {exponent: word for word, exponent in _CUE_EXPONENTS.items()}
-
-
-@memoize(max_chars=4096, maxsize=1 << 14)
-def scale_cue(question: str | None, unit: str | None) -> int | None:
-    """The power of ten the amounts are stated in, when the output declares it (``millions``)
-    or the question says so ("(in millions)", "in $ thousands"); ``None`` when nothing says.
-
-    Examples
-    --------
-    >>> scale_cue("what was the change in revenue (in millions)?", None), scale_cue("and in 2011?", "thousands")
-    (6, 3)
-    >>> scale_cue("what were the net sales in 2009?", None) is None
-    True
-    """
-    declared = _CUE_EXPONENTS.get((unit or "").strip().lower())
-    if declared is not None:
-        return declared
-    if question and "in " in question.lower():
-        match = patterns.SCALE_CUE.search(question)
-        if match is not None:
-            return _CUE_EXPONENTS[match.group("word").lower()]
-    return None
-
-
 def no_answer_verdict(pred: str | None) -> Verdict:
     return Verdict(
         False, GradeStatus.NO_ANSWER, MatchReason.NO_ANSWER, None, None, f"the output gives no answer ({pred!r})"
@@ -435,7 +372,7 @@ def _answers_match(
     if gold_number is not None:
         pred_number = read_number(pred)
         if pred_number is not None:
-            return _compare_numbers(pred_number, gold_number, policy, _CueOf(question, unit, policy.use_cues))
+            return _compare_numbers(pred_number, gold_number, policy, CueOf(question, unit, policy.use_cues))
         if policy.symbolic and patterns.MATH_MARKUP.search(pred):
             items = collection_size(pred)
             if items > 1:  # decided without SymPy: several values are not one number
@@ -527,30 +464,8 @@ def _precision(number: ParsedNumber) -> int:
     return -(len(digits) - len(digits.rstrip("0"))) if digits != "0" else 0
 
 
-class _CueOf:
-    """The unit cue of a comparison, read from the question only when a rule needs it: most
-    pairs are decided before any unit reading, and a regex over a long question is not free."""
-
-    __slots__ = ("_args", "_cue", "_read")
-
-    def __init__(self, question: str | None = None, unit: str | None = None, use: bool = True) -> None:
-        self._args = (question, unit) if use else None
-        self._read = False
-        self._cue: UnitCue | None = None
-
-    def __call__(self) -> UnitCue | None:
-        if not self._read:
-            self._cue = percent_cue(*self._args) if self._args is not None else None
-            self._read = True
-        return self._cue
-
-    def scale(self) -> int | None:
-        """The power of ten the question or the output states amounts in (``in millions``: 6)."""
-        return scale_cue(*self._args) if self._args is not None else None
-
-
 def _percent_allowed(
-    pred: ParsedNumber, cue_of: _CueOf, upward: bool, bare: bool = True, gold: ParsedNumber | None = None
+    pred: ParsedNumber, cue_of: CueOf, upward: bool, bare: bool = True, gold: ParsedNumber | None = None
 ) -> tuple[bool, str]:
     """Whether reading ``pred`` in the other unit is allowed, and why. ``upward``: the
     prediction is in percent units for a ratio gold; otherwise a ratio for a percent gold.
@@ -578,10 +493,10 @@ def _compare_numbers(
     pred: ParsedNumber,
     gold: ParsedNumber,
     policy: MatchPolicy,
-    cue: _CueOf | None = None,
+    cue: CueOf | None = None,
     unit_readings: bool = True,
 ) -> Verdict:
-    cue = cue if cue is not None else _CueOf(use=False)
+    cue = cue if cue is not None else CueOf(use=False)
     p, g = pred.fraction, gold.fraction
 
     def verdict(correct: bool, reason: MatchReason, detail: str) -> Verdict:
@@ -646,14 +561,14 @@ def _rescaled(number: ParsedNumber, exponent: int, word: str) -> ParsedNumber | 
     return ParsedNumber(value, False, number.decimals, number.text, exponent, word)
 
 
-def _scale_reading(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: _CueOf) -> Verdict | None:
+def _scale_reading(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, cue: CueOf) -> Verdict | None:
     """Compare a bare number with an amount that has a scale word, the bare one read in the unit
     the question or the output states ("in millions"), else in the other side's unit. ``None``
     when nothing states a unit and the reading does not match: the cascade goes on."""
     stated = cue.scale()
     scaled_side = gold if gold.scale else pred
     exponent = stated if stated is not None else scaled_side.scale
-    unit = _CUE_WORDS.get(exponent, f"units of 10^{exponent}")
+    unit = SCALE_WORDS.get(exponent, f"units of 10^{exponent}")
     why = (
         f"the question or the output says in {unit}"
         if stated is not None
@@ -683,7 +598,7 @@ def _is_rounding(p: float, p_decimals: int, g: float, g_decimals: int, band: flo
     return abs(p - g) <= 0.5 * 10.0 ** (-coarser) * (1 + 1e-9)
 
 
-def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdict, cue: _CueOf):  # type: ignore[no-untyped-def]
+def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdict, cue: CueOf):  # type: ignore[no-untyped-def]
     p, g = pred.fraction, gold.fraction
     g_decimals = _precision(gold) + (2 if gold.is_percent else 0)  # decimals of the fraction: 14.1% is 0.141
     if g != 0 and p != 0:

@@ -30,8 +30,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from workbench.grading import patterns
-from workbench.grading.normalize import parse_cell_number
 from workbench.grading.status import ProgramStatus
+from workbench.grading.table import TableRows, cell_value, row_key, table_grid, table_rows
 
 __all__ = [
     "Num",
@@ -57,10 +57,10 @@ __all__ = [
     "walk",
     "literal_numbers",
     "operations",
+    "TableRows",
 ]
 
 Value = float | bool
-TableRows = Mapping[str, Sequence[float | None]]
 
 #: Longest program text (or joined token list) that is parsed, in characters.
 MAX_PROGRAM_CHARS = 10_000
@@ -473,71 +473,6 @@ def operations(program: Program) -> list[str]:
     return [node.op for node in walk(program) if isinstance(node, Call)]
 
 
-# --------------------------------------------------------------------------- tables
-def _row_key(label: str) -> str:
-    return patterns.WHITESPACE.sub(" ", label).strip().lower()
-
-
-def table_grid(table: object) -> tuple[list[str], list[list[object]]]:
-    """Turn either ConvFinQA table layout into ``(columns, rows)``, a row being ``[label, cells...]``.
-
-    Accepts the reformatted layout ``{column: {row: value}}`` and the original layout
-    (a header row, then ``[label, cells...]`` rows).
-
-    Examples
-    --------
-    >>> table_grid({"2019": {"sales": 5.0}, "2018": {"sales": 4.0}})
-    (['2019', '2018'], [['sales', 5.0, 4.0]])
-    >>> table_grid([["", "2019"], ["sales", "$ 5"]])
-    (['2019'], [['sales', '$ 5']])
-    """
-    if isinstance(table, Mapping):
-        columns = [str(c) for c in table]
-        labels: dict[str, None] = {}
-        for column in table.values():
-            if isinstance(column, Mapping):
-                labels.update(dict.fromkeys(str(k) for k in column))
-        rows = [
-            [label, *[(col.get(label) if isinstance(col, Mapping) else None) for col in table.values()]]
-            for label in labels
-        ]
-        return columns, rows
-    if isinstance(table, Sequence) and not isinstance(table, str) and table:
-        header = [str(c) for c in table[0]][1:]
-        body = [list(row) for row in table[1:] if isinstance(row, Sequence) and not isinstance(row, str) and row]
-        return header, body
-    return [], []
-
-
-def table_rows(table: object) -> dict[str, list[float | None]]:
-    """Map each table row label to the numbers its cells show, for ``table_*`` operations.
-
-    Examples
-    --------
-    >>> table_rows({"2019": {"sales": 5.0}, "2018": {"sales": "4"}})
-    {'sales': [5.0, 4.0]}
-    >>> table_rows([["", "2019", "2018"], ["sales", "$ 5", "(4)"]])
-    {'sales': [5.0, -4.0]}
-    """
-    _, rows = table_grid(table)
-    return {_row_key(str(row[0])): [cell_value(c) for c in row[1:]] for row in rows}
-
-
-def cell_value(cell: object) -> float | None:
-    """The number a table cell shows (``"(4)"`` is -4), or ``None``.
-
-    Examples
-    --------
-    >>> cell_value("(4)"), cell_value(5), cell_value("n/a"), cell_value(True)
-    (-4.0, 5.0, None, None)
-    """
-    if isinstance(cell, bool):
-        return None
-    if isinstance(cell, int | float):
-        return float(cell) if math.isfinite(cell) else None
-    return parse_cell_number(str(cell))
-
-
 # --------------------------------------------------------------------------- execute
 @dataclass(frozen=True, slots=True)
 class Step:
@@ -659,7 +594,7 @@ class _Executor:
         label = node.args[0].text if node.args and isinstance(node.args[0], TableArg) else ""
         if self.table is None:
             raise _ExecutionError(ProgramStatus.NEEDS_TABLE, f"{node.op}({label}) needs the document's table")
-        row = self.table.get(_row_key(label))
+        row = self.table.get(row_key(label))
         if row is None:
             raise _ExecutionError(ProgramStatus.TABLE_ROW_NOT_FOUND, f"no table row named {label!r}")
         numbers = [v for v in row if v is not None]
@@ -684,7 +619,7 @@ def execute_program(program: str | Sequence[str] | Program, *, table: TableRows 
         :class:`Program`.
     table
         Rows of the document's table (label to cell values) for ``table_*`` operations;
-        see :func:`table_rows`.
+        see :func:`~workbench.grading.table.table_rows`.
 
     Returns
     -------

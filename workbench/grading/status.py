@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["GradeStatus", "MatchReason", "ProgramStatus", "ExtractionStatus", "ExtractionRule"]
+__all__ = ["GradeStatus", "MatchReason", "ProgramStatus", "ExtractionStatus", "ExtractionRule", "LimitStatus"]
 
 
 class GradeStatus(StrEnum):
@@ -84,3 +84,11 @@ class ExtractionRule(StrEnum):
     LAST_NUMBER = "last_number"
     LAST_FORMULA = "last_formula"
     NONE = "none"
+
+
+class LimitStatus(StrEnum):
+    """How a limited call ended (:func:`workbench.grading.limits.call_with_limit`)."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"
+    ERROR = "error"
