@@ -22,6 +22,7 @@ tolerance, wrong value, no answer, unparseable, timeout.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
@@ -528,7 +529,7 @@ def _compare_numbers(
         if scaled is not None:
             return scaled
     # (prediction rescaled to gold units, gold in the prediction's units, how it was read, upward)
-    readings = (
+    readings: tuple[tuple[float, float, str, bool], ...] = (
         (pred.value / 100.0, g * 100.0, "as a percent", True),
         (pred.value * 100.0, g / 100.0, "as a ratio x100", False),
     )
@@ -598,7 +599,13 @@ def _is_rounding(p: float, p_decimals: int, g: float, g_decimals: int, band: flo
     return abs(p - g) <= 0.5 * 10.0 ** (-coarser) * (1 + 1e-9)
 
 
-def _mismatch(pred: ParsedNumber, gold: ParsedNumber, policy: MatchPolicy, verdict, cue: CueOf):  # type: ignore[no-untyped-def]
+def _mismatch(
+    pred: ParsedNumber,
+    gold: ParsedNumber,
+    policy: MatchPolicy,
+    verdict: Callable[[bool, MatchReason, str], Verdict],
+    cue: CueOf,
+) -> Verdict:
     p, g = pred.fraction, gold.fraction
     g_decimals = _precision(gold) + (2 if gold.is_percent else 0)  # decimals of the fraction: 14.1% is 0.141
     if g != 0 and p != 0:

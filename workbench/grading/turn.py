@@ -115,10 +115,10 @@ def _grade_under(
     # policies that compare the same answer the same way share one verdict: a SymPy comparison
     # that times out costs the time limit once per turn, not once per policy
     key = (policy.matcher, policy.numbers, answer, gold)
-    verdict = verdicts.get(key)
-    if verdict is None:
-        verdict = verdicts[key] = grade_answer(policy, answer, gold, question=question, unit=unit, kind=kind)
-    return PolicyGrade(policy.name, verdict, answer, source, extraction)
+    shared = verdicts.get(key)
+    if shared is None:
+        shared = verdicts[key] = grade_answer(policy, answer, gold, question=question, unit=unit, kind=kind)
+    return PolicyGrade(policy.name, shared, answer, source, extraction)
 
 
 def grade_turn(

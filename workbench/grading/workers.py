@@ -265,16 +265,16 @@ class WorkerPool:
         return worker, generation
 
     def checkin(self, worker: Worker, generation: int) -> None:
-        surplus = None
+        retired: Worker | None = worker  # the worker to let go: this one, or the oldest idle one
         with self.lock:
             self.busy.discard(worker)
             if generation == self.generation and self.pid == os.getpid():
+                retired = None
                 if len(self.idle) >= self.max_idle:
-                    surplus = self.idle.pop(0)  # the pool is full: the worker just used stays, the oldest goes
+                    retired = self.idle.pop(0)  # the pool is full: the worker just used stays, the oldest goes
                 self.idle.append(worker)
-                worker = surplus
-        if worker is not None:
-            worker.retire()
+        if retired is not None:
+            retired.retire()
 
     def discard(self, worker: Worker, generation: int, *, replace: bool) -> None:
         """Kill a worker whose state is unknown; start a replacement so the next call finds one warm.
