@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from workbench.annotations.store import AnnotationStore
-from workbench.cleaning.export import apply_annotations
+from workbench.cleaning.plan import apply_annotations
 from workbench.errors import UsageError
 from workbench.schema import ACTIVE_ANNOTATIONS
 

@@ -35,7 +35,7 @@ from workbench.grading.compare import Verdict
 from workbench.grading.extract import extract_answer
 from workbench.grading.policies import POLICIES, GradingPolicy, get_policy, grade_answer, select_answer
 from workbench.integrations import require
-from workbench.pipeline.graded import write_atomic
+from workbench.io.atomic import write_atomic
 
 __all__ = ["PairGrade", "grade_pair", "score_pairs", "decode_eval_preds", "make_compute_metrics", "write_pairs"]
 

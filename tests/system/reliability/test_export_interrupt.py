@@ -22,6 +22,7 @@ import pytest
 from reliability_support import NOTES, fault, sha256, tree
 
 import workbench.cleaning.export as exports
+import workbench.io.atomic as atomic
 from workbench.annotations.store import AnnotationStore
 from workbench.cleaning.export import export_cleaned
 from workbench.config import project_root
@@ -132,20 +133,20 @@ def test_a_failing_swap_leaves_the_previous_export(
         def broken_exchange(a: Path, b: Path) -> bool:
             raise OSError(5, "Input/output error")
 
-        monkeypatch.setattr(exports, "_exchange", broken_exchange)
+        monkeypatch.setattr(atomic, "_exchange", broken_exchange)
     else:
-        monkeypatch.setattr(exports, "_exchange", lambda a, b: False)
+        monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
 
         def second_rename_fails(src: Any, dst: Any) -> None:
             if Path(dst) == out and ".export-" in Path(src).name:  # the new export into place; not the restore
                 raise OSError(5, "Input/output error")
             real_rename(src, dst)
 
-        monkeypatch.setattr(exports.os, "rename", second_rename_fails)
+        monkeypatch.setattr(atomic.os, "rename", second_rename_fails)
     fault(f"export: the swap fails ({'exchange' if exchange else 'second rename'})")
     with pytest.raises(OSError, match="Input/output"):
         export_cleaned(DEV_SMALL, new_notes, out)
-    monkeypatch.setattr(exports.os, "rename", real_rename)
+    monkeypatch.setattr(atomic.os, "rename", real_rename)
     assert tree(out) == before and leftovers(out) == []
     if not exchange:  # the fallback path works when nothing fails
         export_cleaned(DEV_SMALL, new_notes, out)
@@ -168,17 +169,17 @@ for i in itertools.count():
 
 CHILD_BETWEEN_RENAMES = """
 import os, signal, sys
-import workbench.cleaning.export as exports
+import workbench.io.atomic as atomic
 from workbench.cleaning.export import export_cleaned
 import polars as pl
 gold, out, notes = sys.argv[1:4]
-exports._exchange = lambda a, b: False
+atomic._exchange = lambda a, b: False
 real = os.rename
 def rename(src, dst):
     real(src, dst)
     if ".previous-" in os.fspath(dst):  # OUT moved aside, the new export not yet in its place
         os.kill(os.getpid(), signal.SIGKILL)
-exports.os.rename = rename
+atomic.os.rename = rename
 export_cleaned(gold, pl.read_parquet(notes), out)
 """
 
@@ -223,7 +224,7 @@ def test_sigkill_between_the_two_renames_is_undone_by_the_next_export(
     assert not out.exists()
     moved = [p for p in out.parent.iterdir() if p.name.startswith(".OUT.previous-")]
     assert len(moved) == 1 and tree(moved[0]) == before  # the previous export, whole, beside OUT
-    exports._recover_interrupted(out)  # what the next export does first
+    atomic.recover_interrupted(out)  # what the next export does first
     assert tree(out) == before and leftovers(out) == []
 
 

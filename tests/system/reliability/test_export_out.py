@@ -23,11 +23,13 @@ import pytest
 from reliability_support import NOTES, fault
 
 import workbench.cleaning.export as exports
+import workbench.io.atomic as atomic
 from workbench.annotations.store import AnnotationStore
 from workbench.cleaning.export import export_cleaned
 from workbench.cli import main
 from workbench.config import project_root
 from workbench.errors import UsageError
+from workbench.schema import ACTIVE_ANNOTATIONS
 
 DEV_SMALL = project_root() / "tests/fixtures/convfinqa/dev_small.json"
 RECORD = "Single_UNP/2008/page_77.pdf-2"
@@ -145,7 +147,7 @@ def test_export_out_onto_the_store_is_the_reported_case(project: Path, capsys: p
 
 def test_export_may_replace_an_earlier_export_and_an_empty_folder(project: Path) -> None:
     for folder in (project / "earlier", project / "empty"):
-        result = export_cleaned(DEV_SMALL, pl.DataFrame(schema=dict(exports.ACTIVE_ANNOTATIONS)), folder)
+        result = export_cleaned(DEV_SMALL, pl.DataFrame(schema=dict(ACTIVE_ANNOTATIONS)), folder)
         assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in result.files.values())
 
 
@@ -154,7 +156,7 @@ def test_export_may_replace_an_earlier_export_and_an_empty_folder(project: Path)
 def test_a_replaced_export_folder_keeps_its_mode(mode: int, project: Path) -> None:
     out = project / "earlier"
     os.chmod(out, mode)
-    export_cleaned(DEV_SMALL, pl.DataFrame(schema=dict(exports.ACTIVE_ANNOTATIONS)), out, split=0.5)
+    export_cleaned(DEV_SMALL, pl.DataFrame(schema=dict(ACTIVE_ANNOTATIONS)), out, split=0.5)
     assert stat.S_IMODE(out.stat().st_mode) == mode
     assert (out / "train.json").exists()  # the new export is in place
 
@@ -163,7 +165,7 @@ def test_a_replaced_export_folder_keeps_its_mode(mode: int, project: Path) -> No
 def test_a_new_export_folder_gets_the_umask_mode(umask: int, tmp_path: Path) -> None:
     previous = os.umask(umask)
     try:
-        export_cleaned(DEV_SMALL, pl.DataFrame(schema=dict(exports.ACTIVE_ANNOTATIONS)), tmp_path / "new")
+        export_cleaned(DEV_SMALL, pl.DataFrame(schema=dict(ACTIVE_ANNOTATIONS)), tmp_path / "new")
     finally:
         os.umask(previous)
     assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o777 & ~umask
@@ -186,20 +188,20 @@ def test_a_file_written_into_the_earlier_export_meanwhile_is_kept(
     """A file that appears in ``out`` after the checks (another program, a user) is found when
     ``out`` is moved aside: ``out`` is put back, with the file, and the export refused."""
     out = project / "earlier"
-    real_staging = exports._make_staging
+    real_staging = exports.make_staging
 
     def staging_then_a_late_file(target: Path, mode: int | None) -> Path:
         folder = real_staging(target, mode)
         (target / "late.txt").write_text("written meanwhile\n", encoding="utf-8")
         return folder
 
-    monkeypatch.setattr(exports, "_make_staging", staging_then_a_late_file)
+    monkeypatch.setattr(exports, "make_staging", staging_then_a_late_file)
     if not exchange:
-        monkeypatch.setattr(exports, "_exchange", lambda a, b: False)
+        monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
     before = state(out)
     fault(f"export: a file appears in --out during the export ({'exchange' if exchange else 'two renames'})")
     with pytest.raises(UsageError, match=r"holds files that no earlier export wrote \(late.txt\)"):
-        export_cleaned(DEV_SMALL, pl.DataFrame(schema=dict(exports.ACTIVE_ANNOTATIONS)), out)
+        export_cleaned(DEV_SMALL, pl.DataFrame(schema=dict(ACTIVE_ANNOTATIONS)), out)
     after = state(out)
     assert after.pop("late.txt")[0] == "file" and after == before
     assert sorted(p.name for p in project.iterdir() if p.name.startswith(".earlier.")) == []

@@ -16,13 +16,9 @@ from typing import Any
 import polars as pl
 import pytest
 
-from workbench.cleaning.export import (
-    SUPPORTED_LAYOUTS,
-    apply_annotations,
-    executed_value,
-    export_cleaned,
-    stratified_split,
-)
+from workbench.cleaning.export import export_cleaned
+from workbench.cleaning.layouts import SUPPORTED_LAYOUTS
+from workbench.cleaning.plan import apply_annotations
 from workbench.errors import InputError, UsageError
 from workbench.io.gold import GoldDataset, gsm8k_final_answer, load_gold
 from workbench.io.predictions import load_predictions
@@ -67,26 +63,6 @@ def read_json(path: Path) -> Any:
 
 def temp_files(folder: Path) -> list[str]:
     return [p.name for p in folder.rglob("*") if p.name.endswith(".tmp")]
-
-
-# --------------------------------------------------------------------------- values
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("18770", 18770.0),  # Single_CDNS/2018/page_31.pdf-1 turn 2, the executed answer
-        ("14.1%", 0.141),  # percent text becomes its fraction, exactly
-        ("-21.1%", -0.211),  # Double_HII/2017/page_104.pdf turn 1 display answer
-        ("3.47%", 0.0347),
-        ("1,234.5", 1234.5),
-        (".0751", 0.0751),  # Single_BLK/2014/page_119.pdf-1 turn 1 display answer
-        ("yes", "yes"),  # greater() turns execute to yes/no
-        (" no ", "no"),
-        ("$ 5", "$ 5"),  # not a plain number: kept as text
-    ],
-)
-def test_executed_value(text: str, expected: float | str) -> None:
-    assert executed_value(text) == expected
-    assert type(executed_value(text)) is type(expected)
 
 
 # --------------------------------------------------------------------------- ConvFinQA reformatted
@@ -412,57 +388,10 @@ def test_parquet_table_round_trip(dev_table: pl.DataFrame, tmp_path: Path) -> No
 
 
 # --------------------------------------------------------------------------- split
-def split_records(dev_gold: GoldDataset) -> pl.DataFrame:
-    return dev_gold.turns.group_by("record_id", maintain_order=True).agg(
-        pl.col("n_turns").first(),
-        pl.col("has_type2_question").first(),
-        (pl.col("gold_program").str.contains("greater|exp")).any().alias("rare"),
-    )
-
-
-def test_stratified_split_is_deterministic_and_balanced(dev_gold: GoldDataset) -> None:
-    records = split_records(dev_gold)
-    first = stratified_split(records, 0.8, seed=1)
-    assert first.equals(stratified_split(records, 0.8, seed=1))
-    shuffled = records.sample(fraction=1.0, shuffle=True, seed=5)
-    assert dict(stratified_split(shuffled, 0.8, seed=1).select("record_id", "split").iter_rows()) == dict(
-        first.select("record_id", "split").iter_rows()
-    )  # the row order does not matter
-    assert not first.equals(stratified_split(records, 0.8, seed=2))
-    assert first["record_id"].to_list() == records["record_id"].to_list()  # each record once
-    assert set(first["split"]) == {"train", "test"}
-    per_stratum = first.group_by("stratum").agg(pl.len().alias("n"), (pl.col("split") == "train").sum().alias("k"))
-    for stratum, n, k in per_stratum.iter_rows():
-        assert abs(k - 0.8 * n) <= 1, stratum
-    assert (first["split"] == "train").sum() == round(0.8 * records.height)
-    rare = first.filter(pl.col("stratum").str.starts_with("rare"))
-    assert set(rare["split"]) == {"train", "test"}
-
-
 @pytest.mark.parametrize("fraction", [0.0, 1.0, 1.5, -0.2])
-def test_split_fraction_must_lie_between_0_and_1(
-    dev_gold: GoldDataset, dev_small_path: Path, tmp_path: Path, fraction: float
-) -> None:
-    with pytest.raises(UsageError, match="between 0 and 1"):
-        stratified_split(split_records(dev_gold), fraction, seed=0)
+def test_split_fraction_must_lie_between_0_and_1(dev_small_path: Path, tmp_path: Path, fraction: float) -> None:
     with pytest.raises(UsageError, match="between 0 and 1"):
         export_cleaned(dev_small_path, NO_NOTES, tmp_path / "out", split=fraction)
-
-
-def test_rare_groups_are_spread_over_both_sides() -> None:
-    records = pl.DataFrame(
-        {
-            "record_id": [f"r{i}" for i in range(12)],
-            "n_turns": [3] * 12,
-            "has_type2_question": [False] * 12,
-            "rare": [True, True, True, True] + [False] * 8,
-            "rare_group": ["greater", "greater", "exp", "exp"] + [None] * 8,
-        }
-    )
-    for seed in range(20):
-        out = stratified_split(records, 0.9, seed=seed)
-        for group in ("rare:greater", "rare:exp"):
-            assert set(out.filter(stratum=group)["split"]) == {"train", "test"}, (seed, group)
 
 
 def test_export_with_split_writes_train_and_test(dev_path: Path, tmp_path: Path) -> None:
