@@ -76,8 +76,6 @@ __all__ = ["DEFAULT_STORE_NAME", "default_store_path", "AnnotationStore"]
 
 #: File name of the store beside a run's graded outputs.
 DEFAULT_STORE_NAME = "annotations.sqlite"
-
-
 #: Columns written by an INSERT (``event_id`` is assigned by SQLite).
 _INSERT_COLUMNS = tuple(ANNOTATION_EVENTS)[1:]
 
