@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import html
 import re
 from pathlib import Path
 
 import polars as pl
 import pytest
+from markupsafe import escape
 
 from workbench.analysis.slices import slice_accuracy
 from workbench.pipeline.run import Run
@@ -62,7 +62,7 @@ def test_checks_table_shows_evidence_escaped(two_dev_runs: Run) -> None:
     markup = tables.checks_table(two_dev_runs.checks, limit=5000).markup
     sign = two_dev_runs.checks.filter(pl.col("category") == "sign_inconsistency")
     for evidence in sign["evidence"].to_list():
-        assert html.escape(evidence) in markup
+        assert escape(evidence) in markup
 
 
 def test_drilldown_has_a_section_per_group_with_its_failures(two_dev_runs: Run) -> None:
@@ -81,6 +81,6 @@ def test_error_slices_report_prints_flags_and_evidence(tmp_path: Path) -> None:
     result = run_template("02-error-slices", parameters={"n_boot": 200}, out_dir=tmp_path)
     page = result.html.read_text(encoding="utf-8")
     assert "Data-quality flags per category" in page
-    assert "display answer &#x27;1877&#x27;" in page or "display answer '1877'" in page
+    assert "display answer &#39;1877&#39;" in page or "display answer '1877'" in page
     assert "Error type by operation" in page and "Accuracy by operation" in page
     assert not re.search(r"<script[^>]+src=", page)
