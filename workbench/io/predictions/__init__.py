@@ -31,6 +31,10 @@ program-of-thoughts) keep a null ``record_id``; :func:`workbench.io.link.attach_
 them to gold by their question text. Their ``turn`` is 0 (GSM8K has one turn a record).
 
 Anything else takes a :class:`ColumnMap` (``--map record_id=COL,turn=COL:1,...``).
+
+:mod:`~workbench.io.predictions.table` turns the rows into the canonical table
+(:func:`load_predictions`); what the readers share is in :mod:`~workbench.io.predictions.base`,
+the column map in :mod:`~workbench.io.predictions.columnmap`.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class Rows:
     ``system_suffix``: each row names its system, and a name the caller gives is a prefix.
     """
 
-    records: list[Mapping[str, Any]]
+    records: Sequence[Mapping[str, Any]]
     locations: list[str]
     columns: list[str]
     by_question: bool = False
