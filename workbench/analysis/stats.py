@@ -13,20 +13,17 @@ group is the ratio sum(correct) / sum(turns) over the resampled turns. The same 
 serve every slice and group of a replicate, so the whole bootstrap is one dense matrix
 product per block of replicates: replicate counts (replicates x conversations) times
 per-conversation sums of correct turns and of turns (conversations x 2*groups), run
-on a single BLAS thread (see ``_one_blas_thread``).
+on a single BLAS thread (:func:`threadpoolctl.threadpool_limits`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import functools
-import math
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import polars as pl
+from threadpoolctl import threadpool_limits
 
 from workbench.errors import UsageError
 
@@ -201,44 +198,6 @@ def _tally(group: np.ndarray, n_groups: int, weights: np.ndarray | None = None) 
     return pl.Series(np.bincount(group, weights=weights, minlength=n_groups).round().astype(np.int64))
 
 
-@functools.cache
-def _openblas_thread_setter() -> Callable[[int], int] | None:
-    """OpenBLAS's per-thread thread-count setter, when numpy runs on OpenBLAS >= 0.3.27 (Linux)."""
-    try:
-        with open("/proc/self/maps") as maps:
-            fields = [line.split(maxsplit=5) for line in maps]
-    except OSError:
-        return None
-    paths = sorted({f[5].strip() for f in fields if len(f) == 6 and "openblas" in f[5].rsplit("/", 1)[-1].lower()})
-    for path in paths:
-        try:
-            setter = ctypes.CDLL(path).openblas_set_num_threads_local
-        except (OSError, AttributeError):
-            continue
-        setter.argtypes, setter.restype = [ctypes.c_int], ctypes.c_int
-        return setter
-    return None
-
-
-@contextlib.contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """Run the block's matrix products on one BLAS thread (calling thread only), then restore.
-
-    The bootstrap's products gain little from a second thread, but OpenBLAS's spinning
-    worker threads slow them down tenfold when other processes hold the cores. Without
-    OpenBLAS (or on an older one) this does nothing.
-    """
-    setter = _openblas_thread_setter()
-    if setter is None:
-        yield
-        return
-    previous = setter(1)
-    try:
-        yield
-    finally:
-        setter(previous)
-
-
 def _bootstrap_totals(sums: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """Replicate totals (n_boot x columns) of a cluster bootstrap over the rows of ``sums``.
 
@@ -249,7 +208,9 @@ def _bootstrap_totals(sums: np.ndarray, n_boot: int, rng: np.random.Generator) -
     n_clusters, n_columns = sums.shape
     totals = np.empty((n_boot, n_columns), dtype=np.float64)
     block = max(1, min(n_boot, _BLOCK_CELLS // max(n_clusters, 1)))
-    with _one_blas_thread():
+    # one BLAS thread: the products gain little from a second one, but OpenBLAS's spinning worker
+    # threads slow them down tenfold when other processes hold the cores
+    with threadpool_limits(limits=1, user_api="blas"):
         for start in range(0, n_boot, block):
             size = min(block, n_boot - start)
             draws = rng.integers(0, n_clusters, size=(size, n_clusters))
@@ -502,48 +463,6 @@ def paired_comparison(
 # --------------------------------------------------------------------------- McNemar
 
 
-def _stirling_error(n: int) -> float:
-    """log(n!) - log(sqrt(2 pi n) (n/e)^n), accurate to about 1e-16 for every n >= 1 (Loader 2000)."""
-    if n <= 15:
-        return math.lgamma(n + 1.0) - (n + 0.5) * math.log(n) + n - 0.5 * math.log(2.0 * math.pi)
-    nn = float(n) * n
-    s0, s1, s2, s3, s4 = 1.0 / 12, 1.0 / 360, 1.0 / 1260, 1.0 / 1680, 1.0 / 1188
-    if n > 500:
-        return (s0 - s1 / nn) / n
-    if n > 80:
-        return (s0 - (s1 - s2 / nn) / nn) / n
-    if n > 35:
-        return (s0 - (s1 - (s2 - s3 / nn) / nn) / nn) / n
-    return (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n
-
-
-def _deviance(x: float, mean: float) -> float:
-    """x log(x / mean) + mean - x, without cancellation when x is close to mean (Loader 2000)."""
-    if abs(x - mean) < 0.1 * (x + mean):
-        v = (x - mean) / (x + mean)
-        total = (x - mean) * v
-        term = 2.0 * x * v
-        j = 1
-        while True:
-            term *= v * v
-            updated = total + term / (2 * j + 1)
-            if updated == total:
-                return updated
-            total = updated
-            j += 1
-    return x * math.log(x / mean) + mean - x
-
-
-def _log_binom_half_pmf(k: int, n: int) -> float:
-    """log P[Binom(n, 1/2) = k], to about 1e-15 relative error on the pmf for any n."""
-    if k == 0 or k == n:
-        return -n * math.log(2.0)
-    half = n / 2.0
-    log_coef = _stirling_error(n) - _stirling_error(k) - _stirling_error(n - k)
-    log_coef -= _deviance(float(k), half) + _deviance(float(n - k), half)
-    return log_coef - 0.5 * (math.log(2.0 * math.pi) + math.log(k) + math.log1p(-k / n))
-
-
 def mcnemar_exact(a_only: int, b_only: int) -> float:
     """Exact two-sided McNemar p-value from the discordant counts.
 
@@ -551,10 +470,8 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     ``n = a_only + b_only`` and ``k = min(a_only, b_only)`` the p-value is
     ``min(1, 2 * P[Binom(n, 1/2) <= k])``, and 1.0 when ``n == 0``.
 
-    The point probability P[X = k] is computed with Loader's saddle-point formula and the
-    lower tail as P[X = k] times a sum of ratios P[X = i] / P[X = k] accumulated in log
-    space, so the result is accurate to about 1e-12 relative error for n up to millions
-    (no normal approximation anywhere).
+    The binomial tail is :func:`scipy.stats.binomtest`'s (no normal approximation anywhere),
+    accurate to about 1e-12 relative error for n up to millions.
 
     Parameters
     ----------
@@ -588,8 +505,7 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     if n == 0 or 2 * k >= n - 1:
         # k >= (n - 1) / 2 means P[X <= k] >= 1/2, so the doubled tail is at least 1.
         return 1.0
-    # P[X = i - 1] / P[X = i] = i / (n - i + 1) = 1 + (2i - n - 1) / (n - i + 1), for i = k, k - 1, ..., 1.
-    i = np.arange(k, 0, -1, dtype=np.float64)
-    log_ratios = np.cumsum(np.log1p((2.0 * i - n - 1.0) / (n - i + 1.0)))
-    log_tail = _log_binom_half_pmf(k, n) + math.log1p(float(np.exp(log_ratios).sum()))
-    return min(1.0, 2.0 * math.exp(log_tail))
+    from scipy.stats import binomtest  # scipy.stats takes a second to import: only when a test is asked for
+
+    # Binom(n, 1/2) is symmetric: the two-sided p-value is 2 * P[X <= k], at most 1.
+    return min(1.0, float(binomtest(k, n, 0.5, alternative="two-sided").pvalue))
