@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import html
 import json
-import platform
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench import __version__
+from workbench.analysis.metrics import MANIFEST_METRICS as _MANIFEST_SPECS
+from workbench.io.manifest import Manifest, library_versions
 
 __all__ = [
     "MANIFEST_METRICS",
@@ -31,40 +31,25 @@ __all__ = [
     "manifest_html",
 ]
 
-#: Headline metrics a manifest keeps per system, with their labels.
-MANIFEST_METRICS = {
-    "turn_execution_accuracy": "Turn execution acc.",
-    "conversation_execution_accuracy": "Conversation execution acc.",
-    "all_turns_correct_rate": "All turns correct",
-    "turn_program_accuracy": "Turn program acc.",
-    "conversation_program_accuracy": "Conversation program acc.",
-    "n_turns": "Turns",
-    "n_turns_correct": "Turns correct",
-}
-_VERSIONED = ("polars", "pandas", "plotly", "papermill", "ipywidgets", "sympy", "math-verify", "nbformat")
+#: Headline metrics a manifest keeps per system (``MANIFEST_METRICS`` of
+#: :mod:`workbench.analysis.metrics`), by key, with their labels.
+MANIFEST_METRICS: Mapping[str, str] = {spec.key: spec.label for spec in _MANIFEST_SPECS}
 VERDICT_KEYS = ["system", "record_id", "turn"]
 
 
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 def build_manifest(
-    *, template: str, parameters: dict[str, Any], summary: dict[str, Any] | None, html_file: str
-) -> dict[str, Any]:
-    """The manifest of one report run.
+    *, template: str, parameters: dict[str, Any], summary: Mapping[str, Any] | None, html_file: str
+) -> Manifest:
+    """The manifest of one report run (written as ``<name>.manifest.json``).
 
     ``summary`` is the graded run's ``summary.json`` (inputs with their hashes, metrics per
-    system), or ``None`` for a template that grades nothing.
+    system; with or without ``schema_version``), or ``None`` for a template that grades nothing.
 
     Examples
     --------
     >>> m = build_manifest(template="01-overview", parameters={}, summary=None, html_file="bundled.html")
-    >>> sorted(m)[:4], m["template"]
-    (['created_at', 'html', 'inputs', 'metrics'], '01-overview')
+    >>> list(m.to_dict())[:3], m.name, m.outputs
+    (['schema_version', 'workbench_version', 'template'], '01-overview', {'html': 'bundled.html'})
     """
 
     summary = summary or {}
@@ -72,19 +57,16 @@ def build_manifest(
         system: {key: values.get(key) for key in MANIFEST_METRICS if values.get(key) is not None}
         for system, values in summary.get("systems", {}).items()
     }
-    return {
-        "workbench_version": __version__,
-        "template": template,
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-        "parameters": parameters,
-        "inputs": {"dataset": summary.get("dataset"), "predictions": summary.get("predictions", [])},
-        "versions": {
-            "python": platform.python_version(),
-            **{p: v for p in _VERSIONED if (v := _version(p)) is not None},
-        },
-        "metrics": metrics,
-        "html": html_file,
-    }
+    return Manifest(
+        kind="report",
+        name=template,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        parameters=parameters,
+        inputs={"dataset": summary.get("dataset"), "predictions": summary.get("predictions", [])},
+        versions=library_versions(),
+        metrics=metrics,
+        outputs={"html": html_file},
+    )
 
 
 def read_verdicts(turns_path: Path) -> pl.DataFrame:
@@ -115,7 +97,7 @@ class Changes:
     inputs_changed: tuple[str, ...]
 
 
-def _input_hashes(manifest: dict[str, Any]) -> dict[str, str]:
+def _input_hashes(manifest: Mapping[str, Any]) -> dict[str, str]:
     inputs = manifest.get("inputs") or {}
     out = {}
     if inputs.get("dataset"):
@@ -126,9 +108,16 @@ def _input_hashes(manifest: dict[str, Any]) -> dict[str, str]:
 
 
 def compare_runs(
-    previous: dict[str, Any], previous_verdicts: pl.DataFrame | None, current: dict[str, Any], verdicts: pl.DataFrame
+    previous: Mapping[str, Any] | Manifest,
+    previous_verdicts: pl.DataFrame | None,
+    current: Mapping[str, Any] | Manifest,
+    verdicts: pl.DataFrame,
 ) -> Changes:
     """Compare a run with the previous run of the same report.
+
+    ``previous`` and ``current`` are report manifests, as their files hold them or as
+    :class:`~workbench.io.manifest.Manifest`; a file without ``schema_version`` (written before
+    it was recorded) reads the same.
 
     Examples
     --------
@@ -140,6 +129,10 @@ def compare_runs(
     >>> c.metrics.row(0), c.newly_passing.rows(), c.newly_failing.height
     (('s', 'turn_execution_accuracy', 0.5, 0.75, 0.25), [('s', 'r', 1)], 0)
     """
+    if isinstance(previous, Manifest):
+        previous = previous.to_dict()
+    if isinstance(current, Manifest):
+        current = current.to_dict()
     rows = []
     for system, values in current.get("metrics", {}).items():
         before = previous.get("metrics", {}).get(system, {})

@@ -12,23 +12,17 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from workbench.analysis.metrics import COMPARED_METRICS
 from workbench.analysis.slices import long_slices
 from workbench.analysis.stats import paired_comparison, slice_intervals
 from workbench.errors import UsageError
 
-__all__ = ["METRICS", "metric_long", "metric_intervals", "systems_table", "compare_systems", "pick_systems"]
-
-#: The seed report's metrics: (key, label, outcome expression, final turn only).
-METRICS: tuple[tuple[str, str, pl.Expr, bool], ...] = (
-    ("conversation_execution_accuracy", "Conversation execution acc.", pl.col("correct"), True),
-    ("conversation_program_accuracy", "Conversation program acc.", pl.col("program_correct").fill_null(False), True),
-    ("turn_execution_accuracy", "Turn execution acc.", pl.col("correct"), False),
-    ("turn_program_accuracy", "Turn program acc.", pl.col("program_correct").fill_null(False), False),
-)
+__all__ = ["metric_long", "metric_intervals", "systems_table", "compare_systems", "pick_systems"]
 
 
 def metric_long(turns: pl.DataFrame) -> pl.DataFrame:
-    """The turns behind each metric, as a long frame (``slice`` = metric key, ``group`` =
+    """The turns behind each compared metric (``COMPARED_METRICS`` of
+    :mod:`workbench.analysis.metrics`), as a long frame (``slice`` = metric key, ``group`` =
     ``all``, ``correct`` = the metric's outcome). Program metrics only for systems that
     give programs.
 
@@ -43,17 +37,18 @@ def metric_long(turns: pl.DataFrame) -> pl.DataFrame:
     frame = turns.join(with_programs, on="system", how="left")
     last = pl.col("turn") == pl.col("n_turns") - 1
     parts = []
-    for key, _, outcome, final_only in METRICS:
-        part = frame.filter(last) if final_only else frame
-        if "program" in key:
+    for spec in COMPARED_METRICS:
+        assert spec.outcome is not None, spec.key  # every compared metric has a turn outcome
+        part = frame.filter(last) if spec.aggregation == "conversation" else frame
+        if spec.requires == "programs":
             part = part.filter(pl.col("_programs"))
         parts.append(
             part.select(
                 "system",
                 "record_id",
                 "turn",
-                outcome.alias("correct"),
-                pl.lit(key).alias("slice"),
+                spec.outcome.alias("correct"),
+                pl.lit(spec.key).alias("slice"),
                 pl.lit("all").alias("group"),
             )
         )
@@ -92,11 +87,11 @@ def systems_table(intervals: pl.DataFrame) -> pl.DataFrame:
     for system in dict.fromkeys(intervals["system"].to_list()):
         part = intervals.filter(pl.col("system") == system)
         row: dict[str, str | None] = {"system": system}
-        for key, label, _, _ in METRICS:
-            found = part.filter(pl.col("metric") == key)
-            row[label] = _with_interval(*found.select("accuracy", "low", "high").row(0)) if found.height else None
+        for spec in COMPARED_METRICS:
+            found = part.filter(pl.col("metric") == spec.key)
+            row[spec.label] = _with_interval(*found.select("accuracy", "low", "high").row(0)) if found.height else None
         rows.append(row)
-    return pl.DataFrame(rows, schema={"system": pl.String, **{label: pl.String for _, label, _, _ in METRICS}})
+    return pl.DataFrame(rows, schema={"system": pl.String, **{spec.label: pl.String for spec in COMPARED_METRICS}})
 
 
 def pick_systems(turns: pl.DataFrame, system_a: str = "", system_b: str = "") -> tuple[str, str]:

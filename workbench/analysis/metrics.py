@@ -1,20 +1,37 @@
-"""Aggregations over the graded ``turns`` table, as ``pl.Expr`` builders.
+"""The metrics: one record per metric (:class:`MetricSpec`, in :data:`METRICS`), and
+aggregations over the graded ``turns`` table as ``pl.Expr`` builders.
 
 Definitions follow the seed report: turn-level execution accuracy; conversation-level
 execution accuracy is the final turn's answer; all-turns-correct; program accuracy by
 equivalence of the predicted program, at turn level and for the final turn.
+
+Every place that shows a metric reads its key, label, definition and format from its
+record: :func:`summarize` (``summary.json``), the headline table
+(:func:`workbench.views.tables.headline`), the comparison of systems
+(:mod:`workbench.analysis.comparison`) and the report's manifest
+(:mod:`workbench.analysis.changes`). Each of them shows a selection of the records, in its
+own order (:data:`HEADLINE_METRICS`, :data:`COMPARED_METRICS`, :data:`MANIFEST_METRICS`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
 
 import polars as pl
 
 from workbench.analysis.textmetrics import text_scores
 
 __all__ = [
+    "MetricSpec",
+    "METRICS",
+    "HEADLINE_METRICS",
+    "COMPARED_METRICS",
+    "MANIFEST_METRICS",
+    "metric",
     "conversations",
     "turn_execution_accuracy",
     "turn_program_accuracy",
@@ -23,6 +40,73 @@ __all__ = [
     "policy_accuracy",
     "upstream_disagreements",
 ]
+
+#: Over what a metric is taken: a share (or mean) over turns, a share over conversations, a count.
+Aggregation = Literal["turn", "conversation", "count"]
+#: How a value is shown: ``percent`` (0.831 as 83.1%), ``integer``, ``decimal`` (as it is).
+Format = Literal["percent", "integer", "decimal"]
+#: What a system's turns must carry for the metric to be reported for it.
+Requirement = Literal["programs", "upstream"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricSpec:
+    """One metric: everything the summary, the tables, the comparison and the manifest know
+    about it.
+
+    Attributes
+    ----------
+    key
+        Its name in ``summary.json`` and in manifests.
+    label
+        Its name in tables.
+    definition
+        What it measures, in one sentence.
+    aggregation
+        Over what it is taken: ``turn`` (a share or mean over turns), ``conversation`` (a
+        share over conversations), ``count``.
+    format
+        How a value is shown (``percent``, ``integer``, ``decimal``).
+    qualifier
+        Said after the label in the headline table, when the label alone is ambiguous.
+    requires
+        Reported only for systems whose turns carry it: ``programs`` (a predicted program in
+        some turn) or ``upstream`` (the upstream grader's verdict in some turn).
+    value
+        Computes it from one system's ``turns``, ``conversations`` and unmatched predictions.
+    outcome
+        For a share that is compared between systems: the turn's outcome (a boolean
+        expression over ``turns``), taken over every turn (``turn``) or over each
+        conversation's final turn (``conversation``).
+
+    Examples
+    --------
+    >>> spec = METRICS["conversation_execution_accuracy"]
+    >>> spec.heading, spec.display(0.8312), spec.aggregation
+    ('Conversation execution acc. (final turn)', '83.1%', 'conversation')
+    >>> METRICS["n_turns"].display(1490)
+    1490
+    """
+
+    key: str
+    label: str
+    definition: str
+    aggregation: Aggregation
+    format: Format
+    qualifier: str = ""
+    requires: Requirement | None = None
+    value: Callable[[pl.DataFrame, pl.DataFrame, pl.DataFrame], Any] = field(compare=False, repr=False)
+    outcome: pl.Expr | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def heading(self) -> str:
+        """The label with its qualifier, as the headline table shows it."""
+        return f"{self.label} ({self.qualifier})" if self.qualifier else self.label
+
+    def display(self, value: Any) -> Any:
+        """A value as tables show it: a float of a ``percent`` metric as ``83.1%``; anything
+        else (a count, a missing value) as it is."""
+        return f"{value:.1%}" if self.format == "percent" and isinstance(value, float) else value
 
 
 def turn_execution_accuracy() -> pl.Expr:
@@ -33,6 +117,235 @@ def turn_execution_accuracy() -> pl.Expr:
 def turn_program_accuracy() -> pl.Expr:
     """Share of turns whose predicted program is equivalent to the gold (missing counts wrong)."""
     return pl.col("program_correct").fill_null(False).cast(pl.Float64).mean().alias("turn_program_accuracy")
+
+
+# One record per metric; each takes (turns, conversations, unmatched) of one system.
+N_TURNS = MetricSpec(
+    key="n_turns",
+    label="Turns",
+    definition="Number of gold turns graded.",
+    aggregation="count",
+    format="integer",
+    value=lambda t, c, u: t.height,
+)
+N_CONVERSATIONS = MetricSpec(
+    key="n_conversations",
+    label="Conversations",
+    definition="Number of gold conversations (records) graded.",
+    aggregation="count",
+    format="integer",
+    value=lambda t, c, u: c.height,
+)
+N_PREDICTIONS = MetricSpec(
+    key="n_predictions",
+    label="Turns with a prediction",
+    definition="Number of turns the system gave a prediction for.",
+    aggregation="count",
+    format="integer",
+    value=lambda t, c, u: int(t.filter(pl.col("status") != "no_prediction").height),
+)
+N_MISSING = MetricSpec(
+    key="n_missing",
+    label="Turns without prediction",
+    definition="Number of turns the system gave no prediction for (graded wrong).",
+    aggregation="count",
+    format="integer",
+    value=lambda t, c, u: int(t.filter(pl.col("status") == "no_prediction").height),
+)
+N_UNMATCHED = MetricSpec(
+    key="n_unmatched",
+    label="Unmatched predictions",
+    definition="Number of predictions that match no gold turn (left out of every other metric).",
+    aggregation="count",
+    format="integer",
+    value=lambda t, c, u: int(u.height),
+)
+N_TURNS_CORRECT = MetricSpec(
+    key="n_turns_correct",
+    label="Turns correct",
+    definition="Number of turns whose answer is correct.",
+    aggregation="count",
+    format="integer",
+    value=lambda t, c, u: int(t["correct"].sum()),
+)
+TURN_EXECUTION_ACCURACY = MetricSpec(
+    key="turn_execution_accuracy",
+    label="Turn execution acc.",
+    definition="Share of turns whose answer is correct.",
+    aggregation="turn",
+    format="percent",
+    value=lambda t, c, u: t.select(turn_execution_accuracy()).item(),
+    outcome=pl.col("correct"),
+)
+CONVERSATION_EXECUTION_ACCURACY = MetricSpec(
+    key="conversation_execution_accuracy",
+    label="Conversation execution acc.",
+    definition="Share of conversations whose final turn's answer is correct.",
+    aggregation="conversation",
+    format="percent",
+    qualifier="final turn",
+    value=lambda t, c, u: c["final_turn_correct"].cast(pl.Float64).mean(),
+    outcome=pl.col("correct"),
+)
+ALL_TURNS_CORRECT_RATE = MetricSpec(
+    key="all_turns_correct_rate",
+    label="All turns correct",
+    definition="Share of conversations whose every turn's answer is correct.",
+    aggregation="conversation",
+    format="percent",
+    value=lambda t, c, u: c["all_turns_correct"].cast(pl.Float64).mean(),
+)
+TURN_PROGRAM_ACCURACY = MetricSpec(
+    key="turn_program_accuracy",
+    label="Turn program acc.",
+    definition="Share of turns whose predicted program is equivalent to the gold program (none counts wrong).",
+    aggregation="turn",
+    format="percent",
+    requires="programs",
+    value=lambda t, c, u: t.select(turn_program_accuracy()).item(),
+    outcome=pl.col("program_correct").fill_null(False),
+)
+CONVERSATION_PROGRAM_ACCURACY = MetricSpec(
+    key="conversation_program_accuracy",
+    label="Conversation program acc.",
+    definition="Share of conversations whose final turn's predicted program is equivalent to the gold program.",
+    aggregation="conversation",
+    format="percent",
+    requires="programs",
+    value=lambda t, c, u: c["final_program_correct"].fill_null(False).cast(pl.Float64).mean(),
+    outcome=pl.col("program_correct").fill_null(False),
+)
+N_PROGRAMS_EQUIVALENT = MetricSpec(
+    key="n_programs_equivalent",
+    label="Programs equivalent",
+    definition="Number of turns whose predicted program is equivalent to the gold program.",
+    aggregation="count",
+    format="integer",
+    requires="programs",
+    value=lambda t, c, u: int(t["program_correct"].fill_null(False).sum()),
+)
+PROGRAM_STEP_CREDIT = MetricSpec(
+    key="program_step_credit",
+    label="Program step credit",
+    definition="Mean over turns of the share of the gold program's steps the predicted program reproduces (none: 0).",
+    aggregation="turn",
+    format="decimal",
+    requires="programs",
+    value=lambda t, c, u: t["program_credit"].fill_null(0.0).mean(),
+)
+N_UPSTREAM_CORRECT = MetricSpec(
+    key="n_upstream_correct",
+    label="Turns correct upstream",
+    definition="Number of turns the upstream grader (the prediction file's own verdict) counts correct.",
+    aggregation="count",
+    format="integer",
+    requires="upstream",
+    value=lambda t, c, u: int(t["upstream_correct"].fill_null(False).sum()),
+)
+N_UPSTREAM_DISAGREEMENTS = MetricSpec(
+    key="n_upstream_disagreements",
+    label="Disagreements with upstream",
+    definition="Number of turns where the upstream grader's verdict differs from ours.",
+    aggregation="count",
+    format="integer",
+    requires="upstream",
+    value=lambda t, c, u: upstream_disagreements(t).height,
+)
+
+#: Every metric by key, in the order ``summary.json`` lists them.
+METRICS: Mapping[str, MetricSpec] = MappingProxyType(
+    {
+        spec.key: spec
+        for spec in (
+            N_TURNS,
+            N_CONVERSATIONS,
+            N_PREDICTIONS,
+            N_MISSING,
+            N_UNMATCHED,
+            N_TURNS_CORRECT,
+            TURN_EXECUTION_ACCURACY,
+            CONVERSATION_EXECUTION_ACCURACY,
+            ALL_TURNS_CORRECT_RATE,
+            TURN_PROGRAM_ACCURACY,
+            CONVERSATION_PROGRAM_ACCURACY,
+            N_PROGRAMS_EQUIVALENT,
+            PROGRAM_STEP_CREDIT,
+            N_UPSTREAM_CORRECT,
+            N_UPSTREAM_DISAGREEMENTS,
+        )
+    }
+)
+
+#: The headline table's columns (the seed report's layout), in order.
+HEADLINE_METRICS: tuple[MetricSpec, ...] = (
+    TURN_EXECUTION_ACCURACY,
+    CONVERSATION_EXECUTION_ACCURACY,
+    ALL_TURNS_CORRECT_RATE,
+    TURN_PROGRAM_ACCURACY,
+    CONVERSATION_PROGRAM_ACCURACY,
+    N_TURNS,
+    N_CONVERSATIONS,
+    N_MISSING,
+    N_UNMATCHED,
+)
+
+#: The shares compared between systems with intervals (the seed report's metrics), in order.
+COMPARED_METRICS: tuple[MetricSpec, ...] = (
+    CONVERSATION_EXECUTION_ACCURACY,
+    CONVERSATION_PROGRAM_ACCURACY,
+    TURN_EXECUTION_ACCURACY,
+    TURN_PROGRAM_ACCURACY,
+)
+
+#: The headline metrics a report's manifest keeps per system, in order.
+MANIFEST_METRICS: tuple[MetricSpec, ...] = (
+    TURN_EXECUTION_ACCURACY,
+    CONVERSATION_EXECUTION_ACCURACY,
+    ALL_TURNS_CORRECT_RATE,
+    TURN_PROGRAM_ACCURACY,
+    CONVERSATION_PROGRAM_ACCURACY,
+    N_TURNS,
+    N_TURNS_CORRECT,
+)
+
+
+def metric(key: str) -> MetricSpec:
+    """The record of the metric named ``key``.
+
+    Raises
+    ------
+    KeyError
+        For an unknown key, with the closest names and the list of metrics.
+
+    Examples
+    --------
+    >>> metric("turn_execution_accuracy").label
+    'Turn execution acc.'
+    >>> metric("turn_execution_acuracy")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    KeyError: "no metric 'turn_execution_acuracy'; did you mean turn_execution_accuracy, ...
+    """
+    try:
+        return METRICS[key]
+    except KeyError:
+        close = difflib.get_close_matches(key, METRICS, n=3)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise KeyError(f"no metric {key!r}; {hint}Metrics: {', '.join(METRICS)}") from None
+
+
+def _has_programs(turns: pl.DataFrame) -> bool:
+    return bool(turns["predicted_program"].is_not_null().any())
+
+
+def _has_upstream(turns: pl.DataFrame) -> bool:
+    return "upstream_correct" in turns.columns and bool(turns["upstream_correct"].is_not_null().any())
+
+
+#: Whether one system's turns carry what a metric ``requires``.
+_REQUIREMENTS: Mapping[Requirement, Callable[[pl.DataFrame], bool]] = MappingProxyType(
+    {"programs": _has_programs, "upstream": _has_upstream}
+)
 
 
 def conversations(turns: pl.DataFrame) -> pl.DataFrame:
@@ -99,7 +412,9 @@ def summarize(
 ) -> dict[str, dict[str, Any]]:
     """Headline metrics per system (in the order of ``systems``), as in ``summary.json``.
 
-    With ``policy_grades``, each system also gets ``policies``: accuracy under every
+    Each system gets ``policy``, then every metric of :data:`METRICS` its turns carry, in
+    that order (program metrics only with predicted programs, upstream counts only with the
+    upstream grader's verdicts). With ``policy_grades``, each system also gets ``policies``: accuracy under every
     grading policy. With ``text_metrics`` and gold solutions present (GSM8K, MATH), BLEU
     and ROUGE of the unfiltered outputs.
     """
@@ -110,26 +425,11 @@ def summarize(
     for system in systems:
         t = turns.filter(pl.col("system") == system)
         c = convs.filter(pl.col("system") == system)
-        row: dict[str, Any] = {
-            "policy": policy_name,
-            "n_turns": t.height,
-            "n_conversations": c.height,
-            "n_predictions": int(t.filter(pl.col("status") != "no_prediction").height),
-            "n_missing": int(t.filter(pl.col("status") == "no_prediction").height),
-            "n_unmatched": int(unmatched.filter(pl.col("system") == system).height),
-            "n_turns_correct": int(t["correct"].sum()),
-            "turn_execution_accuracy": t.select(turn_execution_accuracy()).item(),
-            "conversation_execution_accuracy": c["final_turn_correct"].cast(pl.Float64).mean(),
-            "all_turns_correct_rate": c["all_turns_correct"].cast(pl.Float64).mean(),
-        }
-        if t["predicted_program"].is_not_null().any():
-            row["turn_program_accuracy"] = t.select(turn_program_accuracy()).item()
-            row["conversation_program_accuracy"] = c["final_program_correct"].fill_null(False).cast(pl.Float64).mean()
-            row["n_programs_equivalent"] = int(t["program_correct"].fill_null(False).sum())
-            row["program_step_credit"] = t["program_credit"].fill_null(0.0).mean()
-        if "upstream_correct" in t.columns and t["upstream_correct"].is_not_null().any():
-            row["n_upstream_correct"] = int(t["upstream_correct"].fill_null(False).sum())
-            row["n_upstream_disagreements"] = upstream_disagreements(t).height
+        u = unmatched.filter(pl.col("system") == system)
+        row: dict[str, Any] = {"policy": policy_name}
+        for spec in METRICS.values():
+            if spec.requires is None or _REQUIREMENTS[spec.requires](t):
+                row[spec.key] = spec.value(t, c, u)
         if by_policy is not None:
             row["policies"] = {
                 name: {"n_correct": int(n_correct), "accuracy": accuracy}
@@ -140,7 +440,6 @@ def summarize(
         if text_metrics and "gold_solution" in t.columns:
             scored = t.filter(pl.col("gold_solution").is_not_null() & pl.col("raw_output").is_not_null())
             if scored.height:
-
                 row["text"] = text_scores(scored["raw_output"].to_list(), scored["gold_solution"].to_list()).as_dict()
         row["reasons"] = dict(
             t.group_by("reason")

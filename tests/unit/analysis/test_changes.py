@@ -7,7 +7,9 @@ from pathlib import Path
 
 import polars as pl
 
+from workbench.analysis.changes import build_manifest, compare_runs, read_verdicts
 from workbench.config import resolve
+from workbench.io.manifest import SCHEMA_VERSION, Manifest
 from workbench.pipeline.run import grade_run
 from workbench.report.runner import run_template
 
@@ -43,6 +45,8 @@ def test_second_run_opens_with_deltas_and_flipped_turns(tmp_path: Path) -> None:
     page = first.html.read_text(encoding="utf-8")
     assert "No earlier run of this report in this folder" in page
     manifest = json.loads(first.manifest.read_text())
+    assert list(manifest)[:3] == ["schema_version", "workbench_version", "template"]
+    assert manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["template"] == "01-overview" and manifest["parameters"] == params
     assert manifest["inputs"]["dataset"]["sha256"] and manifest["inputs"]["predictions"][0]["sha256"]
     assert {"python", "polars", "papermill"} <= set(manifest["versions"])
@@ -72,3 +76,23 @@ def test_failing_cell_keeps_the_partial_notebook_and_names_the_cell(tmp_path: Pa
     assert "01-overview.ipynb: cell" in message and "failed with" in message
     partial = next(tmp_path.glob("*.ipynb"))
     assert partial.name in message and partial.exists()
+
+
+def test_runs_written_before_schema_version_still_compare(tmp_path: Path) -> None:
+    paths = grade_run(resolve(dataset=GOLD, predictions=[str(PREDS)], systems="claude")).write(tmp_path / "graded")
+    summary = json.loads(paths["summary"].read_text(encoding="utf-8"))
+    assert summary["schema_version"] == SCHEMA_VERSION
+    unversioned = {key: value for key, value in summary.items() if key != "schema_version"}
+    current = build_manifest(template="01-overview", parameters={}, summary=summary, html_file="a.html")
+    older = build_manifest(template="01-overview", parameters={}, summary=unversioned, html_file="a.html")
+    assert (older.inputs, older.metrics) == (current.inputs, current.metrics)
+    # a report manifest as written before schema_version: the same keys without it
+    previous = {key: value for key, value in older.to_dict().items() if key != "schema_version"}
+    previous["created_at"] = "2026-11-20T10:00:00Z"
+    assert Manifest.from_dict("report", previous).schema_version == 0
+    verdicts = read_verdicts(paths["turns"])
+    for current_form in (current, current.to_dict()):
+        changes = compare_runs(previous, verdicts, current_form, verdicts)
+        assert changes.previous == "2026-11-20T10:00:00Z" and changes.inputs_changed == ()
+        assert changes.metrics.height == 7 and set(changes.metrics["delta"].to_list()) == {0.0}
+        assert changes.newly_failing.height == changes.newly_passing.height == 0
