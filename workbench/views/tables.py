@@ -1,8 +1,9 @@
 """Tables for notebooks and reports, rendered as escaped HTML.
 
-Every cell is escaped with :func:`html.escape`, so a model output or question containing
-markup shows as text. Functions take polars frames and return :class:`HtmlBlock`, which
-Jupyter displays and the report renderer embeds.
+The markup comes from the macros of ``templates/tables.html.j2`` through the one autoescaping
+renderer (:mod:`workbench.views.html`), so a model output or question containing markup shows
+as text. Functions take polars frames and return :class:`HtmlBlock`, which Jupyter displays
+and the report renderer embeds.
 
 The markup carries no script. A table made with ``sortable=True`` is marked
 ``data-wb-sortable`` and its numeric cells hold the unformatted number in ``data-value``;
@@ -13,7 +14,6 @@ the same markup shows as a plain table.
 
 from __future__ import annotations
 
-import html
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ from workbench.analysis.comparison import systems_table as systems_layout
 from workbench.analysis.metrics import HEADLINE_METRICS
 from workbench.analysis.slices import SLICES, group_order
 from workbench.grading.policies import POLICIES
+from workbench.views.html import macro
 
 if TYPE_CHECKING:
     from workbench.pipeline.run import Run
@@ -55,6 +56,10 @@ class HtmlBlock:
     def _repr_html_(self) -> str:
         return self.markup
 
+    def __html__(self) -> str:
+        """The markup, for a template to insert as it is."""
+        return self.markup
+
     def __repr__(self) -> str:
         return f"HtmlBlock({len(self.markup)} characters)"
 
@@ -64,26 +69,25 @@ RAW_OUTPUT_CHARS = 300
 
 
 def _data_value(value: float) -> str:
-    """The ``data-value`` attribute of a numeric cell: the number unformatted, for sorting."""
+    """The ``data-value`` of a numeric cell: the number unformatted, for sorting (empty for NaN)."""
     if math.isnan(value):
         return ""
     if math.isinf(value):
-        text = "Infinity" if value > 0 else "-Infinity"
-    else:
-        text = repr(value)
-    return f' data-value="{html.escape(text)}"'
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any) -> tuple[str, str, str]:
+    """A cell as the table macro takes it: ``(kind, text, data-value)``."""
     if value is None:
-        return '<td class="null">&mdash;</td>'
+        return ("null", "", "")
     if isinstance(value, bool):
-        return f"<td>{'yes' if value else 'no'}</td>"
+        return ("text", "yes" if value else "no", "")
     if isinstance(value, float):
-        return f'<td class="num"{_data_value(value)}>{value:.4g}</td>'
+        return ("num", f"{value:.4g}", _data_value(value))
     if isinstance(value, int):
-        return f'<td class="num"{_data_value(value)}>{value}</td>'
-    return f"<td>{html.escape(str(value))}</td>"
+        return ("num", str(value), _data_value(value))
+    return ("text", str(value), "")
 
 
 def html_table(
@@ -119,17 +123,9 @@ def html_table(
     True
     """
     shown = frame if max_rows is None else frame.head(max_rows)
-    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in shown.columns)
-    body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in shown.iter_rows())
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    more = ""
-    if max_rows is not None and frame.height > max_rows:
-        more = f'<p class="wb-note">Showing {max_rows} of {frame.height} rows.</p>'
-    marker = " data-wb-sortable" if sortable else ""
-    return HtmlBlock(
-        f'<div class="wb-scroll"><table class="{html.escape(css_class)}"{marker}>{cap}'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}"
-    )
+    rows = [[_cell(v) for v in row] for row in shown.iter_rows()]
+    markup = macro("tables.html.j2", "table", shown.columns, rows, caption, css_class, sortable, max_rows, frame.height)
+    return HtmlBlock(str(markup))
 
 
 def headline(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
@@ -313,14 +309,9 @@ def drilldown(turns: pl.DataFrame, slice_name: str, *, limit: int = 25) -> HtmlB
     sections = []
     for group in order:
         rows = _failed_columns(failed.filter(pl.col("_group") == group), raw_output=raw_output)
-        table = html_table(rows, css_class="wb-table wb-failed", max_rows=limit, sortable=True).markup
-        sections.append(
-            f'<details class="wb-drill"><summary>{html.escape(spec.title)}: <b>{html.escape(str(group))}</b> '
-            f"({counts[group]} failed turns)</summary>{table}</details>"
-        )
-    if not sections:
-        return HtmlBlock(f'<p class="wb-note">No failed turns to drill into by {html.escape(spec.title.lower())}.</p>')
-    return HtmlBlock(f'<div class="wb-drilldown">{"".join(sections)}</div>')
+        table = html_table(rows, css_class="wb-table wb-failed", max_rows=limit, sortable=True)
+        sections.append((str(group), counts[group], table))
+    return HtmlBlock(str(macro("tables.html.j2", "drilldown", spec.title, sections)))
 
 
 def systems_table(intervals: pl.DataFrame) -> HtmlBlock:
@@ -337,7 +328,7 @@ def systems_table(intervals: pl.DataFrame) -> HtmlBlock:
 def paired_table(comparison: pl.DataFrame) -> HtmlBlock:
     """A paired comparison (from :func:`workbench.analysis.comparison.compare_systems`), readable."""
     if not comparison.height:
-        return HtmlBlock('<p class="wb-note">No turns that both systems answered.</p>')
+        return HtmlBlock(str(macro("tables.html.j2", "note", "No turns that both systems answered.")))
     a, b = comparison["system_a"][0], comparison["system_b"][0]
     shown = comparison.select(
         "slice",
@@ -363,11 +354,7 @@ def cleaning_effect(effect: pl.DataFrame, annotations: pl.DataFrame) -> HtmlBloc
     """Each system's scores before and after cleaning the gold (``effect`` from
     :func:`workbench.cleaning.before_after.cleaning_effect`), with how many annotations were applied."""
     if not annotations.height:
-        return HtmlBlock(
-            '<p class="wb-note">No annotations in force: the scores are those against the gold as given. '
-            "Annotate in the triage notebook (03-triage) or import a CSV with "
-            "<code>workbench annotations import</code>, then set <code>annotations</code>.</p>"
-        )
+        return HtmlBlock(str(macro("tables.html.j2", "no_annotations")))
     gold_level = annotations.filter(pl.col("system").is_null())
     shown = effect.select(
         "system",
@@ -389,10 +376,8 @@ def cleaning_effect(effect: pl.DataFrame, annotations: pl.DataFrame) -> HtmlBloc
 
 def files_written(paths: dict[str, Any]) -> HtmlBlock:
     """Say which graded tables were written, or that none were."""
-    if not paths:
-        return HtmlBlock('<p class="wb-note">Graded tables not written (set <code>graded_dir</code> to keep them).</p>')
-    items = "".join(f"<li>{html.escape(k)}: <code>{html.escape(str(v))}</code></li>" for k, v in paths.items())
-    return HtmlBlock(f'<p class="wb-note">Graded tables written:</p><ul class="wb-note">{items}</ul>')
+    written = [(str(k), str(v)) for k, v in paths.items()]
+    return HtmlBlock(str(macro("tables.html.j2", "files_written", written)))
 
 
 def unmatched_rows(unmatched: pl.DataFrame) -> pl.DataFrame:
@@ -402,18 +387,17 @@ def unmatched_rows(unmatched: pl.DataFrame) -> pl.DataFrame:
 
 def run_overview(run: Run) -> HtmlBlock:
     """What was graded: dataset, systems, counts, and any unmatched rows."""
-    items = [
-        f"<li>Dataset: <code>{html.escape(str(run.gold.path))}</code> ({html.escape(run.gold.layout)}, "
-        f"{run.gold.documents.height} conversations, {run.gold.turns.height} turns)</li>"
-    ]
-    for path, system in run.prediction_files:
-        items.append(f"<li>System <b>{html.escape(system)}</b> from <code>{html.escape(str(path))}</code></li>")
-    items.append(f"<li>Policy: <code>{html.escape(run.graded.policy.name)}</code></li>")
-    parts = [f'<ul class="wb-overview">{"".join(items)}</ul>']
-    if run.unmatched.height:
-        parts.append(
-            f'<p class="wb-warning">{run.unmatched.height} prediction rows match no gold turn; '
-            "they are not graded and are listed here.</p>"
-        )
-        parts.append(html_table(unmatched_rows(run.unmatched), max_rows=50).markup)
-    return HtmlBlock("".join(parts))
+    unmatched = html_table(unmatched_rows(run.unmatched), max_rows=50) if run.unmatched.height else ""
+    markup = macro(
+        "tables.html.j2",
+        "run_overview",
+        str(run.gold.path),
+        run.gold.layout,
+        run.gold.documents.height,
+        run.gold.turns.height,
+        [(str(path), system) for path, system in run.prediction_files],
+        run.graded.policy.name,
+        run.unmatched.height,
+        unmatched,
+    )
+    return HtmlBlock(str(markup))
