@@ -1,10 +1,12 @@
 """Run notebook templates with papermill and render them to offline HTML without code.
 
-The HTML renderer is our own rather than nbconvert's templates: those load require.js,
-MathJax and mermaid from CDNs and drop plotly's output type. Here plotly.js is embedded
-once in the page, figures are drawn from their JSON (kept in ``application/json`` script
-tags, so no output can close a script), text outputs are escaped, and code cells are left
-out.
+The HTML page is our own rather than nbconvert's templates: those load require.js,
+MathJax and mermaid from CDNs and drop plotly's output type. The page is the template
+``workbench/views/templates/page.html.j2``, rendered by the package's one autoescaping
+renderer (:mod:`workbench.views.html`) with its CSS and scripts from ``workbench/views/static``
+inlined. plotly.js is embedded once in the page, figures are drawn from their JSON (kept in
+``application/json`` script tags, so no output can close a script), text outputs are escaped,
+and code cells are left out.
 
 Tables marked sortable (:func:`workbench.views.tables.html_table` with ``sortable=True``) get a
 search box and click-to-sort headers from one script at the end of the page; no markup
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import os
 import tempfile
@@ -32,6 +33,7 @@ from workbench.errors import ReportError, UsageError
 from workbench.grading import patterns
 from workbench.io.atomic import parquet_writer, write_atomic
 from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
+from workbench.views.html import Markup, macro, render, script_json, static_text
 
 __all__ = [
     "ReportResult",
@@ -52,33 +54,6 @@ INTERACTIVE_TEMPLATES = frozenset({"03-triage"})
 _PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store")
 #: Template parameters that name an output folder: relative ones are in the caller's folder.
 _OUTPUT_PARAMETERS = ("graded_dir",)
-
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#fafafa;color:#222}
-main{max-width:1200px;margin:0 auto;padding:24px 32px;background:#fff}
-h1,h2,h3{font-weight:600} h1{border-bottom:2px solid #eee;padding-bottom:8px}
-.wb-scroll{max-height:560px;overflow:auto;border:1px solid #e5e5e5;margin:8px 0 16px}
-table.wb-table{border-collapse:collapse;font-size:13px;width:100%}
-table.wb-table th{position:sticky;top:0;background:#f3f4f6;text-align:left;padding:6px 8px;border-bottom:1px solid #ddd}
-table.wb-table td{padding:4px 8px;border-bottom:1px solid #f0f0f0;vertical-align:top;max-width:420px;overflow-wrap:anywhere}
-table.wb-table td.num{text-align:right;font-variant-numeric:tabular-nums}
-table.wb-table td.null{color:#aaa}
-caption{caption-side:top;text-align:left;font-weight:600;padding:6px 0}
-.wb-note{color:#666;font-size:12px} .wb-warning{color:#8a4b00}
-details.wb-drill{border:1px solid #e5e5e5;border-radius:4px;margin:4px 0;padding:2px 8px}
-details.wb-drill summary{cursor:pointer;padding:4px 0}
-pre.wb-text{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
-pre.wb-error{background:#fff0f0;color:#900;padding:8px;overflow:auto}
-.plotly-figure{width:100%;min-height:380px}
-.wb-tools{display:flex;gap:12px;align-items:center;margin:8px 0 4px;font-size:13px}
-.wb-tools input{font:inherit;padding:4px 8px;border:1px solid #ccc;border-radius:4px;min-width:280px}
-.wb-count{color:#666}
-table.wb-table th button.wb-sort{font:inherit;font-weight:600;color:inherit;background:none;border:0;padding:0;cursor:pointer;text-align:left}
-table.wb-table th button.wb-sort:focus-visible{outline:2px solid #2563eb;outline-offset:2px}
-.wb-arrow{margin-left:4px;color:#999;font-size:11px}
-th[aria-sort=ascending] .wb-arrow,th[aria-sort=descending] .wb-arrow{color:#222}
-"""
-
 
 @dataclass(frozen=True)
 class ReportResult:
@@ -270,10 +245,9 @@ def run_template(
         old_manifest, old_verdicts = previous
         changes = compare_runs(old_manifest, old_verdicts, manifest, verdicts)
     executed = nbformat.read(str(notebook_out), as_version=4)
-    page = render_html(executed, title=f"{path.stem} report")
     opening = changes_html(changes) if verdicts is not None else ""
     closing = manifest_html(manifest.to_dict())
-    page = page.replace("<main>", f"<main>{opening}", 1).replace("</main>", f"{closing}</main>", 1)
+    page = render_html(executed, title=f"{path.stem} report", opening=opening, closing=closing)
     write_atomic(html_out, lambda p: p.write_text(page, encoding="utf-8"))
     manifest_out = inside(out, f"{slug}.manifest.json")
     if verdicts is not None:
@@ -314,178 +288,59 @@ def _previous_run(out: Path, template: str) -> tuple[dict[str, Any], Any] | None
 
 
 # --------------------------------------------------------------------------- HTML
-def _json_script(value: Any, element_id: str) -> str:
-    text = json.dumps(value, separators=(",", ":"))
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return f'<script type="application/json" id="{element_id}">{text}</script>'
-
-
 #: The plugins of ``mistune.html`` (tables, strikethrough, footnotes).
 _MARKDOWN_PLUGINS = ("strikethrough", "footnotes", "table")
 
 
-def _markdown(source: str, *, escape: bool = False) -> str:
+def _markdown(source: str, *, escape: bool = False) -> Markup:
     """Markdown as HTML; with ``escape`` raw HTML in it shows as text (for outputs, whose
     markdown may carry data; the templates' own markdown cells may use HTML)."""
     import mistune
 
-    return str(mistune.markdown(source, escape=escape, plugins=_MARKDOWN_PLUGINS))
+    return Markup(str(mistune.markdown(source, escape=escape, plugins=_MARKDOWN_PLUGINS)))
 
 
-def _output_html(output: Any, counter: list[int]) -> str:
+#: An output as the page's ``content`` macro takes it: ``(kind, value, figure id)``.
+_Block = tuple[str, Any, str]
+
+
+def _output_block(output: Any, counter: list[int]) -> _Block | None:
+    """What the page shows of one output (None for nothing: standard error, unknown types)."""
     kind = output.get("output_type")
     if kind == "stream":
         if output.get("name") == "stderr":
-            return ""
-        return f'<pre class="wb-text">{html.escape(patterns.ANSI_ESCAPE.sub("", output.get("text", "")))}</pre>'
+            return None
+        return ("text", patterns.ANSI_ESCAPE.sub("", output.get("text", "")), "")
     if kind == "error":
         text = f"{output.get('ename', '')}: {output.get('evalue', '')}"
-        return f'<pre class="wb-error">{html.escape(patterns.ANSI_ESCAPE.sub("", text))}</pre>'
+        return ("error", patterns.ANSI_ESCAPE.sub("", text), "")
     data = output.get("data", {})
     if "application/vnd.plotly.v1+json" in data:
         counter[0] += 1
-        fig_id = f"wb-fig-{counter[0]}"
         spec = data["application/vnd.plotly.v1+json"]
-        return f'<div class="plotly-figure" id="{fig_id}"></div>' + _json_script(
-            {"data": spec.get("data", []), "layout": spec.get("layout", {})}, f"{fig_id}-spec"
-        )
+        figure = {"data": spec.get("data", []), "layout": spec.get("layout", {})}
+        return ("figure", script_json(json.dumps(figure, separators=(",", ":"))), f"wb-fig-{counter[0]}")
     if "text/html" in data:
-        return f'<div class="wb-output">{data["text/html"]}</div>'
+        return ("html", Markup(data["text/html"]), "")
     if "text/markdown" in data:
-        return _markdown(data["text/markdown"], escape=True)
+        return ("markup", _markdown(data["text/markdown"], escape=True), "")
     if "text/plain" in data:
-        return f'<pre class="wb-text">{html.escape(data["text/plain"])}</pre>'
-    return ""
-
-
-_PLOT_BOOT = """
-document.querySelectorAll('.plotly-figure').forEach(function (div) {
-  var spec = JSON.parse(document.getElementById(div.id + '-spec').textContent);
-  Plotly.newPlot(div, spec.data, spec.layout, {responsive: true, displaylogo: false});
-});
-"""
-
-#: Search and sort for every ``table.wb-table[data-wb-sortable]``: a search box above the
-#: table keeps the rows whose text contains the query (case-insensitive) and says how many;
-#: each header becomes a button sorting by its column, numbers by their ``data-value``,
-#: text in natural order, empty cells last, toggling ascending and descending.
-_TABLE_BOOT = r"""
-(function () {
-  'use strict';
-  var collator = new Intl.Collator(undefined, {numeric: true, sensitivity: 'base'});
-  var ARROWS = {none: '\u2195', ascending: '\u25b2', descending: '\u25bc'};
-
-  function sortKey(cell) {
-    if (!cell || cell.classList.contains('null')) { return null; }
-    var raw = cell.getAttribute('data-value');
-    if (raw !== null) {
-      var number = parseFloat(raw);
-      return isNaN(number) ? null : number;
-    }
-    return cell.textContent.trim();
-  }
-
-  function compare(a, b) {
-    var numA = typeof a === 'number', numB = typeof b === 'number';
-    if (numA && numB) { return a < b ? -1 : (a > b ? 1 : 0); }
-    if (numA !== numB) { return numA ? -1 : 1; }
-    return collator.compare(a, b);
-  }
-
-  function enhance(table) {
-    if (table.hasAttribute('data-wb-ready') || !table.tHead || !table.tBodies.length) { return; }
-    table.setAttribute('data-wb-ready', '');
-    var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
-    var texts = rows.map(function (row) { return row.textContent.toLowerCase(); });
-    var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
-
-    var tools = document.createElement('div');
-    tools.className = 'wb-tools';
-    var search = document.createElement('input');
-    search.type = 'search';
-    search.className = 'wb-search';
-    search.placeholder = 'Search rows';
-    search.setAttribute('aria-label', 'Search ' + (table.caption ? table.caption.textContent : 'table rows'));
-    var count = document.createElement('span');
-    count.className = 'wb-count';
-    count.setAttribute('aria-live', 'polite');
-    tools.appendChild(search);
-    tools.appendChild(count);
-    var anchor = table.parentNode.classList.contains('wb-scroll') ? table.parentNode : table;
-    anchor.parentNode.insertBefore(tools, anchor);
-
-    function filter() {
-      var query = search.value.trim().toLowerCase();
-      var shown = 0;
-      rows.forEach(function (row, i) {
-        var hit = query === '' || texts[i].indexOf(query) !== -1;
-        row.hidden = !hit;
-        if (hit) { shown += 1; }
-      });
-      count.textContent = shown + ' of ' + rows.length + ' rows';
-    }
-    search.addEventListener('input', filter);
-    filter();
-
-    function sortBy(column, direction) {
-      var keys = rows.map(function (row) { return sortKey(row.cells[column]); });
-      var order = rows.map(function (row, i) { return i; });
-      order.sort(function (i, j) {
-        var a = keys[i], b = keys[j];
-        if (a === null || b === null) { return a === b ? i - j : (a === null ? 1 : -1); }
-        var c = compare(a, b);
-        if (c === 0) { return i - j; }
-        return direction === 'ascending' ? c : -c;
-      });
-      order.forEach(function (i) { body.appendChild(rows[i]); });
-      headers.forEach(function (th, k) {
-        var state = k === column ? direction : 'none';
-        th.setAttribute('aria-sort', state);
-        th.querySelector('.wb-arrow').textContent = ARROWS[state];
-      });
-    }
-
-    headers.forEach(function (th, column) {
-      var button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'wb-sort';
-      while (th.firstChild) { button.appendChild(th.firstChild); }
-      var arrow = document.createElement('span');
-      arrow.className = 'wb-arrow';
-      arrow.setAttribute('aria-hidden', 'true');
-      arrow.textContent = ARROWS.none;
-      button.appendChild(arrow);
-      th.appendChild(button);
-      th.setAttribute('aria-sort', 'none');
-      button.addEventListener('click', function () {
-        sortBy(column, th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending');
-      });
-    });
-  }
-
-  document.querySelectorAll('table.wb-table[data-wb-sortable]').forEach(enhance);
-})();
-"""
+        return ("text", data["text/plain"], "")
+    return None
 
 
 def _script_hash(source: str) -> str:
-    """The CSP source expression allowing exactly this inline script."""
-    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
+    """The SHA-256 digest of an inline script (base64), as the page's CSP allows it."""
+    return base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii")
 
 
-def _csp(scripts: list[str]) -> str:
-    """A Content-Security-Policy for a page whose only scripts are ``scripts`` (inline, in
-    order of appearance): no network, no plugins, styles inline only, images as data URLs."""
-    script_src = " ".join(_script_hash(s) for s in scripts) or "'none'"
-    return (
-        f"default-src 'none'; script-src {script_src}; style-src 'unsafe-inline'; "
-        "img-src data:; font-src data:; base-uri 'none'; form-action 'none'"
-    )
-
-
-def render_html(notebook: Any, *, title: str) -> str:
+def render_html(notebook: Any, *, title: str, opening: str = "", closing: str = "") -> str:
     """Render an executed notebook as one self-contained HTML page without code cells.
+
+    The page is ``templates/page.html.j2`` and its cells ``notebook.html.j2``; its stylesheet
+    and scripts are the package's ``views/static`` files. Its Content-Security-Policy allows no
+    network, no plugins, styles inline only, images as data URLs, and only the page's own inline
+    scripts (by their SHA-256 digests).
 
     Parameters
     ----------
@@ -494,6 +349,9 @@ def render_html(notebook: Any, *, title: str) -> str:
         ``injected-parameters`` are left out with every code cell's source.
     title
         The page title (escaped).
+    opening, closing
+        Markup (trusted, not escaped) shown before and after the notebook's outputs: the
+        changes since the previous run and the run manifest.
 
     Returns
     -------
@@ -513,31 +371,34 @@ def render_html(notebook: Any, *, title: str) -> str:
     (False, True)
     """
     counter = [0]
-    parts: list[str] = []
+    blocks: list[_Block | None] = []
     for cell in notebook.cells:
         tags = cell.get("metadata", {}).get("tags", [])
         if "parameters" in tags or "injected-parameters" in tags:
             continue
         if cell.cell_type == "markdown":
-            parts.append(f'<section class="wb-md">{_markdown(cell.source)}</section>')
+            blocks.append(("markdown", _markdown(cell.source), ""))
         elif cell.cell_type == "code":
-            parts.extend(_output_html(o, counter) for o in cell.get("outputs", []))
-    content = "".join(parts)
+            blocks.extend(_output_block(o, counter) for o in cell.get("outputs", []))
+    content = macro("notebook.html.j2", "content", [b for b in blocks if b is not None])
     head_scripts: list[str] = []
     tail_scripts: list[str] = []
     if counter[0]:
         from plotly.offline import get_plotlyjs
 
-        head_scripts = ["window.PlotlyConfig = {MathJaxConfig: 'local'};", get_plotlyjs()]
-        tail_scripts.append(_PLOT_BOOT)
+        head_scripts = [static_text("plotly_config.js"), get_plotlyjs()]
+        tail_scripts.append(static_text("plots.js"))
     if "data-wb-sortable" in content:
-        tail_scripts.append(_TABLE_BOOT)
-    head_js = "".join(f"<script>{s}</script>" for s in head_scripts)
-    tail_js = "".join(f"<script>{s}</script>" for s in tail_scripts)
-    policy = html.escape(_csp(head_scripts + tail_scripts), quote=False)  # the attribute is in double quotes
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
-        f"<style>{_CSS}</style>{head_js}</head><body><main>{content}</main>{tail_js}</body></html>\n"
+        tail_scripts.append(static_text("sortable.js"))
+    page = render(
+        "page.html.j2",
+        title=title,
+        script_hashes=[_script_hash(s) for s in head_scripts + tail_scripts],
+        css=Markup(static_text("report.css")),
+        head_scripts=[Markup(s) for s in head_scripts],
+        tail_scripts=[Markup(s) for s in tail_scripts],
+        opening=Markup(opening),
+        content=content,
+        closing=Markup(closing),
     )
+    return str(page)
