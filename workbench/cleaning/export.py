@@ -72,13 +72,13 @@ from typing import Any
 
 import polars as pl
 
-from workbench import __version__
 from workbench.cleaning.layouts import SUPPORTED_LAYOUTS, CsvFile, dataset_writers, text_writer
 from workbench.cleaning.plan import active_frame, apply_plan, plan_annotations
 from workbench.cleaning.split import split_records, split_summary, stratified_split
 from workbench.errors import UsageError
 from workbench.io.atomic import fsync_tree, make_staging, parquet_writer, recover_interrupted, swap_in, write_atomic
 from workbench.io.gold import load_gold
+from workbench.io.manifest import Manifest
 from workbench.io.paths import inside
 from workbench.pipeline.graded import file_sha256
 
@@ -395,38 +395,43 @@ def export_cleaned(
                 entries[role] = {"path": names[role], "sha256": file_sha256(written)}
 
         output_gold = cleaned if not keep_excluded else apply_plan(gold, plan, drop_excluded=False)
-        manifest: dict[str, Any] = {
-            "workbench_version": __version__,
-            "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-            "input": {
-                "path": str(path),
-                "sha256": file_sha256(path),
-                "layout": gold.layout,
-                "benchmark": gold.benchmark,
-                "n_records": n_records_in,
-                "n_turns": gold.turns.height,
+        record = Manifest(
+            kind="export",
+            created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            inputs={
+                "dataset": {
+                    "path": str(path),
+                    "sha256": file_sha256(path),
+                    "layout": gold.layout,
+                    "benchmark": gold.benchmark,
+                    "n_records": n_records_in,
+                    "n_turns": gold.turns.height,
+                },
+                "annotations": {
+                    "snapshot": None if snapshot is None else _json_safe(dict(snapshot)),
+                    "n_active": plan.n_active,
+                    "n_gold_level": plan.n_gold_level,
+                    "n_system_level": plan.n_system_level,
+                    "n_corrected": len(plan.corrections),
+                    "n_excluded_records": len(plan.excluded),
+                },
             },
-            "annotations": {
-                "snapshot": None if snapshot is None else _json_safe(dict(snapshot)),
-                "n_active": plan.n_active,
-                "n_gold_level": plan.n_gold_level,
-                "n_system_level": plan.n_system_level,
-                "n_corrected": len(plan.corrections),
-                "n_excluded_records": len(plan.excluded),
+            parameters=_json_safe(own | dict(parameters or {})),
+            outputs={
+                "dataset": {
+                    "n_records": output_gold.turns["record_id"].n_unique(),
+                    "n_turns": output_gold.turns.height,
+                    "excluded_records": sorted(plan.excluded),
+                    "excluded_kept": keep_excluded,
+                    "renumbered": gold.layout == "gsm8k-jsonl" and bool(plan.excluded) and not keep_excluded,
+                    "quoted_cells": {role: w.quoted for role, w in writers.items() if isinstance(w, CsvFile)},
+                },
+                "split": None if split_table is None else split_summary(split_table, output_gold),
+                "files": entries,
             },
-            "parameters": _json_safe(own | dict(parameters or {})),
-            "output": {
-                "n_records": output_gold.turns["record_id"].n_unique(),
-                "n_turns": output_gold.turns.height,
-                "excluded_records": sorted(plan.excluded),
-                "excluded_kept": keep_excluded,
-                "renumbered": gold.layout == "gsm8k-jsonl" and bool(plan.excluded) and not keep_excluded,
-                "quoted_cells": {role: w.quoted for role, w in writers.items() if isinstance(w, CsvFile)},
-            },
-            "split": None if split_table is None else split_summary(split_table, output_gold),
-            "files": entries,
-        }
-        text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+        )
+        manifest = record.to_dict()
+        text = record.to_json()
         write_atomic(inside(staging, names["manifest"]), text_writer(text))
         fsync_tree(staging)
         swap_in(staging, out, _refusal(out, previous))

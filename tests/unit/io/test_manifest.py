@@ -6,12 +6,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
+from workbench.cleaning.export import export_cleaned
 from workbench.config import resolve
 from workbench.errors import InputError
 from workbench.io.manifest import LAYOUTS, SCHEMA_VERSION, UNVERSIONED, Manifest, read_manifest
 from workbench.pipeline.run import grade_run
+from workbench.schema import ANNOTATION_EVENTS
 
 REPO = Path(__file__).resolve().parents[3]
 GOLD = REPO / "tests/fixtures/convfinqa/dev_small.json"
@@ -125,3 +128,14 @@ def test_summary_json_is_a_graded_manifest(tmp_path: Path) -> None:
     del data["schema_version"]
     paths["summary"].write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     assert read_manifest(paths["summary"], "graded").metrics == manifest.metrics
+
+
+def test_an_exports_manifest_is_an_export_manifest(tmp_path: Path) -> None:
+    no_notes = pl.DataFrame(schema=ANNOTATION_EVENTS).drop("kind", "retracts")
+    result = export_cleaned(GOLD, no_notes, tmp_path / "export", parameters={"note": "données"})
+    text = result.files["manifest"].read_text(encoding="utf-8")
+    assert list(json.loads(text)) == ["schema_version", *UNVERSIONED_FILES["export"]]
+    assert '"note": "données"' in text  # non-ASCII kept as it is
+    manifest = read_manifest(result.files["manifest"], "export")
+    assert manifest.schema_version == SCHEMA_VERSION and manifest.to_dict() == result.manifest
+    assert manifest.inputs["dataset"]["path"] == str(GOLD) and manifest.outputs["dataset"]["n_turns"] == 42
