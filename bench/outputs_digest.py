@@ -9,10 +9,12 @@ Run it before and after a change that must not change behaviour, then compare::
 What is digested (machine paths, times and random element ids taken out; nothing else):
 
 - ``workbench grade`` on each bundled input set: the sha256 of every Parquet file the graded
-  folder holds (byte-identical) and of ``summary.json`` with its path fields removed;
+  folder holds (byte-identical) and of ``summary.json`` with its path fields (and the
+  ``schema_version`` its manifest gained in the House change) removed;
 - ``workbench report --config notebooks/bundled.yaml`` (into a temporary folder): each
   executed notebook's outputs (text, HTML, JSON and figures, per cell in order; an output with
-  HTML is digested by its HTML, not by Jupyter's text fallback), the report's
+  HTML is digested by its HTML, not by Jupyter's text fallback; HTML as tags, sorted attributes and
+  text with whitespace collapsed), the report's
   manifest without its time and paths, the verdicts table, and the visible text of each HTML page.
 
 Exit status: 0 when ``--compare`` finds the two digests equal, 1 otherwise (each difference
@@ -47,6 +49,9 @@ GRADE_SETS: dict[str, list[str]] = {
     ],
     "gsm8k-gpt3": [str(DATA / "gsm8k/test.jsonl"), str(DATA / "predictions/gsm8k/openai-gpt3/example_model_solutions.jsonl")],
 }
+#: Keys of summary.json and the report manifest left out: machine paths and times, and
+#: ``schema_version`` (added by the House change; every other key and value must match).
+_NOT_COMPARED = ("path", "created_at", "out", "graded_dir", "schema_version")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
 
@@ -63,10 +68,36 @@ def _scrub(text: str, roots: list[str]) -> str:
 
 def _drop_paths(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _drop_paths(v) for k, v in value.items() if k not in ("path", "created_at", "out", "graded_dir")}
+        return {k: _drop_paths(v) for k, v in value.items() if k not in _NOT_COMPARED}
     if isinstance(value, list):
         return [_drop_paths(v) for v in value]
     return value
+
+
+class _Canonical(html.parser.HTMLParser):
+    """Markup as a sequence of tags (attributes sorted) and text runs with whitespace collapsed:
+    the same page whether a template or an f-string wrote it."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        self.parts.append(f"<{tag} {sorted((k, ' '.join((v or '').split())) for k, v in attrs)}>")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.parts.append(f"</{tag}>")
+
+    def handle_data(self, data: str) -> None:
+        if data.strip():
+            self.parts.append(" ".join(data.split()))
+
+
+def _canonical_html(markup: str) -> str:
+    parser = _Canonical()
+    parser.feed(markup)
+    parser.close()
+    return "\n".join(parser.parts)
 
 
 class _Text(html.parser.HTMLParser):
@@ -113,6 +144,8 @@ def _notebook_outputs(path: Path, roots: list[str]) -> list[str]:
                 data_items = {k: v for k, v in data_items.items() if k != "text/plain"}
             for mime, data in sorted(data_items.items()):
                 body = data if isinstance(data, str) else "".join(data) if isinstance(data, list) else json.dumps(data, sort_keys=True)
+                if mime == "text/html":
+                    body = _canonical_html(body)
                 parts.append(mime + ":" + _scrub(body, roots))
         if parts:
             digests.append(_sha("\n".join(parts).encode()))
