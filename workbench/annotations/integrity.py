@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from workbench.errors import InputError, WorkbenchError
+from workbench.io.atomic import fsync_dir
 from workbench.io.paths import inside, safe_name
 
 __all__ = ["BUSY_TIMEOUT_S", "backup_name", "list_backups"]
@@ -184,19 +185,5 @@ def _link_exclusive(tmp: Path, folder: Path, name: Callable[[int], str]) -> Path
         except FileExistsError:
             n += 1
             continue
-        _fsync_dir(folder)
+        fsync_dir(folder)
         return final
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make a new directory entry durable (no effect where directories cannot be opened)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -57,7 +57,6 @@ from workbench.annotations.integrity import (
     BUSY_TIMEOUT_S,
     _check_bytes,
     _damaged,
-    _fsync_dir,
     _is_lock_error,
     _link_exclusive,
     _restore_hint,
@@ -65,6 +64,7 @@ from workbench.annotations.integrity import (
     backup_name,
 )
 from workbench.errors import InputError, UsageError
+from workbench.io.atomic import fsync_dir
 from workbench.schema import (
     ANNOTATION_CATEGORIES,
     ANNOTATION_EVENTS,
@@ -200,7 +200,7 @@ def _create_store_file(path: Path) -> None:
                 f"cannot create the annotation store ({exc.strerror or exc})",
                 fix="check that the folder is writable",
             ) from None
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
     finally:
         for leftover in (tmp, *(tmp.with_name(tmp.name + end) for end in ("-wal", "-shm", "-journal"))):
             try:
