@@ -8,8 +8,6 @@ deltas per system, and the turns that newly fail or newly pass.
 
 from __future__ import annotations
 
-import html
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,8 +25,6 @@ __all__ = [
     "build_manifest",
     "read_verdicts",
     "compare_runs",
-    "changes_html",
-    "manifest_html",
 ]
 
 #: Headline metrics a manifest keeps per system (``MANIFEST_METRICS`` of
@@ -160,62 +156,3 @@ def compare_runs(
     old, new = _input_hashes(previous), _input_hashes(current)
     changed = tuple(name for name in new if old.get(name) != new[name])
     return Changes(str(previous.get("created_at", "an earlier run")), metrics, failing, passing, changed)
-
-
-def _turn_list(frame: pl.DataFrame, limit: int = 200) -> str:
-    if not frame.height:
-        return "<p>none</p>"
-    items = "".join(
-        f"<li>{html.escape(s)}: <code>{html.escape(r)}</code> turn {t}</li>"
-        for s, r, t in frame.head(limit).iter_rows()
-    )
-    more = f"<p class='wb-note'>and {frame.height - limit} more</p>" if frame.height > limit else ""
-    return f"<ul>{items}</ul>{more}"
-
-
-def _number(value: float | None, key: str) -> str:
-    if value is None:
-        return "&mdash;"
-    return f"{value:.0f}" if key.startswith("n_") else f"{value:.1%}"
-
-
-def changes_html(changes: Changes | None) -> str:
-    """The "changes since the previous run" section that opens a report (empty without one)."""
-    if changes is None:
-        return (
-            '<section class="wb-changes"><h2>Changes since the previous run</h2>'
-            '<p class="wb-note">No earlier run of this report in this folder: nothing to compare with.</p></section>'
-        )
-    rows = []
-    for system, key, then, now, delta in changes.metrics.iter_rows():
-        shown = "&mdash;" if delta is None else (f"{delta:+.0f}" if key.startswith("n_") else f"{delta * 100:+.2f} pts")
-        rows.append(
-            f"<tr><td>{html.escape(system)}</td><td>{html.escape(MANIFEST_METRICS.get(key, key))}</td>"
-            f'<td class="num">{_number(then, key)}</td><td class="num">{_number(now, key)}</td>'
-            f'<td class="num">{shown}</td></tr>'
-        )
-    inputs = (
-        f"<p>Inputs changed: {html.escape(', '.join(changes.inputs_changed))}.</p>"
-        if changes.inputs_changed
-        else "<p>Inputs unchanged (same hashes).</p>"
-    )
-    return (
-        '<section class="wb-changes"><h2>Changes since the previous run</h2>'
-        f"<p>Compared with the run of {html.escape(changes.previous)}.</p>{inputs}"
-        '<div class="wb-scroll"><table class="wb-table"><thead><tr><th>system</th><th>metric</th><th>previous</th>'
-        f"<th>now</th><th>change</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-        f"<h3>Newly failing turns ({changes.newly_failing.height})</h3>{_turn_list(changes.newly_failing)}"
-        f"<h3>Newly passing turns ({changes.newly_passing.height})</h3>{_turn_list(changes.newly_passing)}"
-        "</section>"
-    )
-
-
-def manifest_html(manifest: dict[str, Any]) -> str:
-    """The run manifest as a collapsible section (and as JSON a script can read)."""
-    text = json.dumps(manifest, indent=2, default=str)
-    safe = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return (
-        '<details class="wb-manifest"><summary>Run manifest (inputs, parameters, versions, metrics)</summary>'
-        f'<pre class="wb-text">{html.escape(text)}</pre></details>'
-        f'<script type="application/json" id="wb-manifest">{safe}</script>'
-    )

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.analysis.changes import build_manifest, changes_html, compare_runs, manifest_html, read_verdicts
+from workbench.analysis.changes import build_manifest, compare_runs, read_verdicts
 from workbench.config import locate, project_root, split_list
 from workbench.errors import ReportError, UsageError
 from workbench.grading import patterns
 from workbench.io.atomic import parquet_writer, write_atomic
 from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
+from workbench.views.changes import changes_html, manifest_html
 from workbench.views.html import Markup, macro, render, script_json, static_text
 
 __all__ = [
@@ -54,6 +55,7 @@ INTERACTIVE_TEMPLATES = frozenset({"03-triage"})
 _PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store")
 #: Template parameters that name an output folder: relative ones are in the caller's folder.
 _OUTPUT_PARAMETERS = ("graded_dir",)
+
 
 @dataclass(frozen=True)
 class ReportResult:

@@ -1,0 +1,78 @@
+"""The report's opening and closing sections: what changed since the previous run of the same
+report (from :func:`workbench.analysis.changes.compare_runs`), and the run manifest.
+
+The markup is ``templates/changes.html.j2``, rendered by the one autoescaping renderer
+(:mod:`workbench.views.html`): system names, record ids and parameters show as text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import polars as pl
+
+from workbench.analysis.changes import MANIFEST_METRICS, Changes
+from workbench.views.html import macro, script_json
+
+__all__ = ["changes_html", "manifest_html"]
+
+#: Turns listed per direction (newly failing, newly passing); a note says how many more there are.
+TURN_LIST_LIMIT = 200
+
+
+def _turns(frame: pl.DataFrame) -> tuple[list[tuple[Any, ...]], int]:
+    """The first :data:`TURN_LIST_LIMIT` ``(system, record_id, turn)`` of ``frame``, and how many there are."""
+    return frame.head(TURN_LIST_LIMIT).rows(), frame.height
+
+
+def _number(value: float | None, key: str) -> str | None:
+    if value is None:
+        return None
+    return f"{value:.0f}" if key.startswith("n_") else f"{value:.1%}"
+
+
+def _change(delta: float | None, key: str) -> str | None:
+    if delta is None:
+        return None
+    return f"{delta:+.0f}" if key.startswith("n_") else f"{delta * 100:+.2f} pts"
+
+
+def changes_html(changes: Changes | None) -> str:
+    """The "changes since the previous run" section that opens a report (a note without one).
+
+    Examples
+    --------
+    >>> "No earlier run" in changes_html(None)
+    True
+    """
+    if changes is None:
+        return str(macro("changes.html.j2", "no_previous_run"))
+    rows = [
+        (system, MANIFEST_METRICS.get(key, key), _number(then, key), _number(now, key), _change(delta, key))
+        for system, key, then, now, delta in changes.metrics.iter_rows()
+    ]
+    markup = macro(
+        "changes.html.j2",
+        "changes",
+        changes.previous,
+        list(changes.inputs_changed),
+        rows,
+        _turns(changes.newly_failing),
+        _turns(changes.newly_passing),
+        TURN_LIST_LIMIT,
+    )
+    return str(markup)
+
+
+def manifest_html(manifest: dict[str, Any]) -> str:
+    """The run manifest as a collapsible section (and as JSON a script can read).
+
+    Examples
+    --------
+    >>> page = manifest_html({"parameters": {"dataset": "</script>"}})
+    >>> "&lt;/script&gt;" in page and "\\\\u003c/script\\\\u003e" in page and page.count("</script>") == 1
+    True
+    """
+    text = json.dumps(manifest, indent=2, default=str)
+    return str(macro("changes.html.j2", "manifest", text, script_json(text)))
