@@ -18,14 +18,14 @@ taken as a shortcut): ``1``-``7`` a category, ``Enter`` save, ``s`` or ``→`` s
 Every handler is wrapped: an exception goes to the view's ``errors`` Output widget, the status
 label and the log; it is never raised into the event loop, never lost.
 
-Every string from the data (document, questions, answers, programs, evidence) is escaped with
-:func:`html.escape` before it reaches an HTML widget.
+Every string from the data (document, questions, answers, programs, evidence) reaches an HTML
+widget through the package's one autoescaping renderer (:mod:`workbench.views.html`, the
+macros of ``templates/triage.html.j2``), so it shows as text.
 """
 
 from __future__ import annotations
 
 import functools
-import html
 import logging
 import math
 import traceback
@@ -42,9 +42,10 @@ from workbench.errors import UsageError, WorkbenchError
 from workbench.grading import patterns
 from workbench.grading.normalize import parse_cell_number
 from workbench.schema import ANNOTATION_CATEGORIES
+from workbench.views.html import Markup, macro, static_text
 
 if TYPE_CHECKING:
-    from workbench.annotations.session import AnnotationSession, TraceView, TriageItem
+    from workbench.annotations.session import AnnotationSession, TriageItem
     from workbench.annotations.store import AnnotationStore
 
 __all__ = [
@@ -70,18 +71,8 @@ NUMBER_REL_TOL = 1e-6
 #: What each key does; shown under the buttons.
 KEY_HELP = "Keys (mouse over the item, the document or the buttons): 1-7 category, Enter save, s or → skip, ← back, u or ctrl+z undo"
 
-_CSS = """<style>
-.wb-triage {font-size: 13px; line-height: 1.4;}
-.wb-triage table {border-collapse: collapse; margin: 4px 0;}
-.wb-triage th, .wb-triage td {border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top;}
-.wb-triage mark {background: #ffe066; padding: 0 1px;}
-.wb-triage .wb-ok {color: #1b7f3b; font-weight: bold;}
-.wb-triage .wb-wrong {color: #b3261e; font-weight: bold;}
-.wb-triage .wb-muted {color: #666;}
-.wb-triage pre {white-space: pre-wrap; margin: 2px 0; background: #f6f6f6; padding: 4px;}
-.wb-triage .wb-doc {max-height: 640px; overflow: auto; border: 1px solid #ddd; padding: 4px;}
-.wb-triage .wb-question {font-size: 15px; font-weight: bold;}
-</style>"""
+#: The template of the panes.
+_TEMPLATE = "triage.html.j2"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -137,27 +128,29 @@ def highlight_numbers(text: str, numbers: Iterable[float]) -> str:
     >>> highlight_numbers("expense rose 13.4% to $ 1,080 <b>million</b>", {0.134, 1080.0})
     'expense rose <mark>13.4</mark>% to $ <mark>1,080</mark> &lt;b&gt;million&lt;/b&gt;'
     """
-    used = tuple(numbers)
-    out: list[str] = []
+    return str(macro(_TEMPLATE, "highlight", _segments(text, tuple(numbers))))
+
+
+def _segments(text: str, numbers: tuple[float, ...]) -> list[tuple[str, bool]]:
+    """``text`` cut into ``(part, marked)`` pieces, marked where a number is one of ``numbers``."""
+    out: list[tuple[str, bool]] = []
     last = 0
     for match in patterns.DOCUMENT_NUMBER.finditer(text):
         literal = match.group("num")
         value = float(literal.replace(",", ""))
-        if not (math.isfinite(value) and _is_used(value, used)):
+        if not (math.isfinite(value) and _is_used(value, numbers)):
             continue
-        out.append(html.escape(text[last : match.start()]))
-        out.append(f"<mark>{html.escape(literal)}</mark>")
+        out.append((text[last : match.start()], False))
+        out.append((literal, True))
         last = match.end()
-    out.append(html.escape(text[last:]))
-    return "".join(out)
+    out.append((text[last:], False))
+    return out
 
 
-def _cell_html(cell: str, numbers: tuple[float, ...], tag: str = "td") -> str:
+def _cell(cell: str, numbers: tuple[float, ...]) -> tuple[str, bool]:
+    """A document table's cell, and whether it is a number one of ``numbers`` is."""
     value = parse_cell_number(cell) if cell else None
-    shown = html.escape(cell)
-    if value is not None and _is_used(value, numbers):
-        shown = f"<mark>{shown}</mark>"
-    return f"<{tag}>{shown}</{tag}>"
+    return cell, value is not None and _is_used(value, numbers)
 
 
 def document_html(item: TriageItem) -> str:
@@ -175,51 +168,25 @@ def document_html(item: TriageItem) -> str:
     True
     """
     numbers = tuple(item.numbers_used)
-    parts = [_CSS, '<div class="wb-triage"><div class="wb-doc">']
-    if item.pre_text:
-        parts.append(f"<p>{highlight_numbers(item.pre_text, numbers)}</p>")
-    if item.table_rows or item.table_columns:
-        columns = list(item.table_columns)
-        if any(len(row) > len(columns) for row in item.table_rows):  # the rows start with their label
-            columns.insert(0, "")
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-        body = "".join(
-            "<tr>" + "".join(_cell_html(str(c), numbers, "th" if i == 0 else "td") for i, c in enumerate(row)) + "</tr>"
-            for row in item.table_rows
-        )
-        parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-    else:
-        parts.append('<p class="wb-muted">(no table)</p>')
-    if item.post_text:
-        parts.append(f"<p>{highlight_numbers(item.post_text, numbers)}</p>")
-    parts.append("</div></div>")
-    return "".join(parts)
-
-
-def _text(value: object) -> str:
-    """Escaped text, or a muted dash for a missing value."""
-    if value is None or value == "":
-        return '<span class="wb-muted">–</span>'
-    return html.escape(str(value))
-
-
-def _trace_html(title: str, trace: TraceView | None) -> str:
-    if trace is None:
-        return f'<h4>{html.escape(title)}</h4><p class="wb-muted">(no program)</p>'
-    steps = "".join(f"<li><code>{html.escape(s)}</code></li>" for s in trace.steps)
-    message = f' <span class="wb-muted">{html.escape(trace.message)}</span>' if trace.message else ""
-    return (
-        f"<h4>{html.escape(title)}</h4>"
-        f"<pre>{_text(trace.program)}</pre>"
-        f"<p>status <b>{_text(trace.status)}</b>, value <b>{_text(trace.value)}</b>{message}</p>"
-        + (f"<ol start=0>{steps}</ol>" if steps else "")
+    columns = [str(c) for c in item.table_columns]
+    if any(len(row) > len(columns) for row in item.table_rows):  # the rows start with their label
+        columns.insert(0, "")
+    markup = macro(
+        _TEMPLATE,
+        "document",
+        _css(),
+        _segments(item.pre_text, numbers) if item.pre_text else [],
+        columns,
+        [[_cell(str(c), numbers) for c in row] for row in item.table_rows],
+        bool(item.table_rows or item.table_columns),
+        _segments(item.post_text, numbers) if item.post_text else [],
     )
+    return str(markup)
 
 
-def _verdict_html(correct: bool | None) -> str:
-    if correct is None:
-        return '<span class="wb-muted">not graded (gold turn)</span>'
-    return '<span class="wb-ok">correct</span>' if correct else '<span class="wb-wrong">wrong</span>'
+def _css() -> Markup:
+    """The panes' stylesheet (``views/static/triage.css``)."""
+    return Markup(static_text("triage.css"))
 
 
 def item_html(item: TriageItem) -> str:
@@ -237,57 +204,24 @@ def item_html(item: TriageItem) -> str:
     >>> "&lt;script&gt;x&lt;/script&gt;" in item_html(item), "<script>" in item_html(item)
     (True, False)
     """
-    key = item.key
-    who = f"system <b>{html.escape(key.system)}</b>" if key.system is not None else "the gold turn"
-    parts = [
-        _CSS,
-        '<div class="wb-triage">',
-        f"<p><code>{html.escape(key.record_id)}</code>, turn {int(key.turn)}, about {who}</p>",
+    a = item.annotation
+    annotation = (a.get("category"), a.get("annotator"), a.get("event_id")) if a else None
+    flags = [
+        (category_label(str(category)), rule, f"{float(confidence):.2f}", evidence)
+        for category, rule, confidence, evidence in item.flags
     ]
-    if item.annotation:
-        a = item.annotation
-        parts.append(
-            f'<p class="wb-muted">Already annotated: <b>{_text(a.get("category"))}</b> by {_text(a.get("annotator"))} '
-            f"(event #{_text(a.get('event_id'))}); saving again replaces it.</p>"
-        )
-    if item.conversation:
-        rows = "".join(
-            f"<tr><td>{int(turn)}</td><td>{_text(q)}</td><td>{_text(gold)}</td><td>{_text(pred)}</td></tr>"
-            for turn, q, gold, pred in item.conversation
-        )
-        parts.append(
-            "<details open><summary>Conversation so far</summary><table><thead><tr><th>turn</th><th>question</th>"
-            f"<th>gold</th><th>predicted</th></tr></thead><tbody>{rows}</tbody></table></details>"
-        )
-    parts.append(f'<p class="wb-question">{_text(item.question)}</p>')
-    answers = [
-        ("gold answer (display)", _text(item.gold_answer)),
-        ("gold answer (executed)", _text(item.gold_executed)),
-        ("predicted answer", _text(item.predicted_answer)),
-        ("answer graded", _text(item.answer_graded)),
-        ("verdict", _verdict_html(item.correct)),
-        ("reason", _text(item.reason)),
-        ("detail", _text(item.detail)),
-        ("error type", _text(item.error_type)),
-    ]
-    parts.append("<table>" + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in answers) + "</table>")
-    parts.append(_trace_html("Gold program", item.gold_trace))
-    if key.system is not None or item.predicted_trace is not None:
-        parts.append(_trace_html("Predicted program", item.predicted_trace))
-    if item.flags:
-        rows = "".join(
-            f"<tr><td>{_text(category_label(str(cat)))}</td><td>{_text(rule)}</td><td>{float(conf):.2f}</td>"
-            f"<td>{_text(evidence)}</td></tr>"
-            for cat, rule, conf, evidence in item.flags
-        )
-        parts.append(
-            "<h4>Automatic flags</h4><table><thead><tr><th>category</th><th>rule</th><th>confidence</th>"
-            f"<th>evidence</th></tr></thead><tbody>{rows}</tbody></table>"
-        )
-    else:
-        parts.append('<p class="wb-muted">No automatic flags on this turn.</p>')
-    parts.append("</div>")
-    return "".join(parts)
+    markup = macro(
+        _TEMPLATE,
+        "item",
+        _css(),
+        item,
+        int(item.key.turn),
+        annotation,
+        [(int(turn), question, gold, predicted) for turn, question, gold, predicted in item.conversation],
+        item.key.system is not None or item.predicted_trace is not None,
+        flags,
+    )
+    return str(markup)
 
 
 # --------------------------------------------------------------------------- the view
@@ -412,7 +346,7 @@ class TriageView:
             event.on_dom_event(self.on_key)
 
         column = widgets.Layout(flex="1 1 0", min_width="380px")
-        help_line = widgets.HTML(f'<span style="color:#666;font-size:12px">{html.escape(KEY_HELP)}</span>')
+        help_line = widgets.HTML(str(macro(_TEMPLATE, "key_help", KEY_HELP)))
         self.widget = widgets.VBox(
             [
                 widgets.HBox([self.progress, self.status], layout=widgets.Layout(justify_content="space-between")),
@@ -580,7 +514,7 @@ class TriageView:
                     f"All {total} items done ({done} annotated). Back (←) shows the last item again; "
                     "Undo takes back the last save."
                 )
-            self.item_pane.value = f'{_CSS}<div class="wb-triage"><p><b>{html.escape(message)}</b></p></div>'
+            self.item_pane.value = str(macro(_TEMPLATE, "message", _css(), message))
             self.document_pane.value = ""
         else:
             self.item_pane.value = item_html(item)

@@ -3,7 +3,6 @@ events, then check what the store holds (house style 24)."""
 
 from __future__ import annotations
 
-import html
 import json
 import logging
 import re
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from markupsafe import escape
 
 from workbench.annotations.session import AnnotationSession
 from workbench.annotations.store import AnnotationStore
@@ -72,9 +72,9 @@ def test_first_item_is_rendered_with_progress(view: TriageView) -> None:
     category, rule, confidence, evidence = item.flags[0]
     assert triage.category_label(category) in view.item_pane.value
     assert f"{confidence:.2f}" in view.item_pane.value
-    assert html.escape(evidence) in view.item_pane.value
+    assert escape(evidence) in view.item_pane.value
     # the gold program and its trace
-    assert item.gold_trace.steps and all(html.escape(s) in view.item_pane.value for s in item.gold_trace.steps)
+    assert item.gold_trace.steps and all(escape(s) in view.item_pane.value for s in item.gold_trace.steps)
     assert view.status.value == ""
     assert view.errors.outputs == ()
 
@@ -331,8 +331,8 @@ def test_questions_and_documents_are_escaped(hostile_run: Run, store: Annotation
     assert session.current() is not None and session.current().turn == 0
     for pane in (view.item_pane.value, view.document_pane.value):
         assert "<script" not in pane and "<img" not in pane
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in view.item_pane.value
-    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in view.document_pane.value
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in view.item_pane.value
+    assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in view.document_pane.value
     view.skip()  # turn 2: the question itself, and turn 0's question in the conversation so far
     assert session.current().turn == 2
     assert "<script" not in view.item_pane.value
