@@ -47,6 +47,7 @@ __all__ = [
     "files_written",
 ]
 
+
 class HtmlBlock:
     """A block of HTML that Jupyter and the report renderer display as is."""
 
