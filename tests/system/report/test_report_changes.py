@@ -1,0 +1,78 @@
+"""A report run twice opens with the changes since its previous run; a failing cell keeps the
+partial notebook."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from workbench.config import resolve
+from workbench.io.manifest import SCHEMA_VERSION
+from workbench.pipeline.run import grade_run
+from workbench.report.runner import run_template
+
+REPO = Path(__file__).resolve().parents[3]
+GOLD = REPO / "tests/fixtures/convfinqa/dev_small.json"
+PREDS = REPO / "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"
+
+
+def _flip_two_turns(tmp_path: Path) -> tuple[Path, tuple[str, int], tuple[str, int]]:
+    """A copy of the real fixture where one right turn is made wrong and one wrong turn right."""
+    turns = grade_run(resolve(dataset=GOLD, predictions=[str(PREDS)], systems="claude")).turns
+    right = turns.filter(pl.col("correct")).row(0, named=True)
+    wrong = turns.filter(~pl.col("correct") & pl.col("gold_executed").is_not_null()).row(0, named=True)
+    lines = []
+    for line in PREDS.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        key = (row["record_id"], row["turn_idx"])
+        if key == (right["record_id"], right["turn"]):
+            row["predicted_answer"], row["predicted_unit"] = "-987654", "raw"
+        if key == (wrong["record_id"], wrong["turn"]):
+            row["predicted_answer"], row["predicted_unit"] = wrong["gold_executed"], "raw"
+        lines.append(json.dumps(row))
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return changed, (right["record_id"], right["turn"]), (wrong["record_id"], wrong["turn"])
+
+
+def test_second_run_opens_with_deltas_and_flipped_turns(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    params = {"dataset": str(GOLD), "predictions": str(PREDS), "systems": "claude"}
+    first = run_template("01-overview", parameters=params, out_dir=out)
+    assert first.changes is None
+    page = first.html.read_text(encoding="utf-8")
+    assert "No earlier run of this report in this folder" in page
+    manifest = json.loads(first.manifest.read_text())
+    assert list(manifest)[:3] == ["schema_version", "workbench_version", "template"]
+    assert manifest["schema_version"] == SCHEMA_VERSION
+    assert manifest["template"] == "01-overview" and manifest["parameters"] == params
+    assert manifest["inputs"]["dataset"]["sha256"] and manifest["inputs"]["predictions"][0]["sha256"]
+    assert {"python", "polars", "papermill"} <= set(manifest["versions"])
+    before = manifest["metrics"]["claude"]["n_turns_correct"]
+    assert 'id="wb-manifest"' in page and "Run manifest" in page
+
+    changed, now_wrong, now_right = _flip_two_turns(tmp_path)
+    second = run_template("01-overview", parameters={**params, "predictions": str(changed)}, out_dir=out)
+    assert second.changes is not None and "1 turns newly failing, 1 newly passing" in second.changes
+    page = second.html.read_text(encoding="utf-8")
+    assert "Changes since the previous run" in page and "Inputs changed: predictions of claude" in page
+    assert "Newly failing turns (1)" in page and "Newly passing turns (1)" in page
+    assert f"<code>{now_wrong[0]}</code> turn {now_wrong[1]}" in page
+    assert f"<code>{now_right[0]}</code> turn {now_right[1]}" in page
+    after = json.loads(second.manifest.read_text())["metrics"]["claude"]["n_turns_correct"]
+    assert after == before  # one up, one down
+
+
+def test_failing_cell_keeps_the_partial_notebook_and_names_the_cell(tmp_path: Path) -> None:
+    import pytest
+
+    from workbench.errors import ReportError
+
+    with pytest.raises(ReportError) as info:
+        run_template("01-overview", parameters={"dataset": str(tmp_path / "missing.json")}, out_dir=tmp_path)
+    message = str(info.value)
+    assert "01-overview.ipynb: cell" in message and "failed with" in message
+    partial = next(tmp_path.glob("*.ipynb"))
+    assert partial.name in message and partial.exists()
