@@ -31,6 +31,8 @@ _EXPORTS = {
     "parse_column_map": "workbench.io.predictions",
     "grade_predictions": "workbench.pipeline.grade",
     "grade_run": "workbench.pipeline.run",
+    "open_run": "workbench.pipeline.run",
+    "open_or_grade": "workbench.pipeline.run",
     "resolve": "workbench.config",
     "WorkbenchError": "workbench.errors",
     "InputError": "workbench.errors",

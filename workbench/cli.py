@@ -355,11 +355,18 @@ def _report(args: argparse.Namespace) -> int:
         }
         jobs = [ReportJob(args.template, {k: v for k, v in parameters.items() if v}, args.out)]
     failures = 0
+    graded_sets: dict[str, Path] = {}  # each input set of the batch is graded once
     for index, job in enumerate(jobs, start=1):
         if len(jobs) > 1:
             _say(f"[{index}/{len(jobs)}] {job.template}", file=sys.stderr)
         try:
-            result = run_template(job.template, parameters=job.parameters, out_dir=job.out_dir, progress=not args.quiet)
+            result = run_template(
+                job.template,
+                parameters=job.parameters,
+                out_dir=job.out_dir,
+                progress=not args.quiet,
+                graded_sets=graded_sets,
+            )
         except (WorkbenchError, OSError) as exc:
             if len(jobs) == 1:
                 raise

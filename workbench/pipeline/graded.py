@@ -1,8 +1,8 @@
-"""Write graded outputs: ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``,
+"""The graded folder: ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``,
 ``policy_grades.parquet``, ``checks.parquet`` (data-quality flags) and ``summary.json``,
 written as a set: every file into a temporary file first, and only when all are complete
 renamed into place (``summary.json`` last), so a failure while writing leaves the previous
-outputs whole.
+outputs whole; and read back (:func:`read_graded`) without grading again.
 
 The same inputs give byte-identical files, whatever the engine (local or Dask) and the
 number of worker processes: rows come out in the gold's order and the Parquet writer's
@@ -19,14 +19,18 @@ from typing import Any
 import polars as pl
 
 from workbench.analysis.metrics import conversations, summarize
+from workbench.errors import InputError
 from workbench.grading.policies import POLICIES
 from workbench.io.atomic import parquet_writer, write_atomic_set
 from workbench.io.gold import GoldDataset
-from workbench.io.manifest import Manifest
+from workbench.io.manifest import Manifest, read_manifest
 from workbench.io.paths import inside
 from workbench.pipeline.grade import GradedRun
 
-__all__ = ["file_sha256", "write_graded"]
+__all__ = ["GRADED_TABLES", "file_sha256", "graded_paths", "read_graded", "write_graded"]
+
+#: The Parquet tables of a graded folder, in the order they are written (``summary.json`` after them).
+GRADED_TABLES = ("turns", "conversations", "unmatched", "policy_grades", "checks")
 
 
 def file_sha256(path: str | Path) -> str:
@@ -49,6 +53,39 @@ def _in_stable_order(systems: dict[str, dict[str, Any]]) -> dict[str, dict[str, 
             metrics = {**metrics, "reasons": ordered}
         out[system] = metrics
     return out
+
+
+def graded_paths(out_dir: str | Path) -> dict[str, Path]:
+    """The files of the graded folder ``out_dir`` by name (:data:`GRADED_TABLES`, then
+    ``summary``), in the order they are written.
+
+    Examples
+    --------
+    >>> [p.name for p in graded_paths("g").values()][-2:]
+    ['checks.parquet', 'summary.json']
+    """
+    out = Path(out_dir)
+    return {**{name: inside(out, f"{name}.parquet") for name in GRADED_TABLES}, "summary": inside(out, "summary.json")}
+
+
+def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame]]:
+    """The manifest (``summary.json``) and the tables of a graded folder, as written.
+
+    Raises
+    ------
+    InputError
+        When a file of the folder is missing (one line naming it).
+    """
+    paths = graded_paths(folder)
+    for path in paths.values():
+        if not path.is_file():
+            raise InputError(
+                str(folder),
+                f"not a complete graded folder: {path.name} is missing",
+                fix="grade the run again ('workbench grade ... --out FOLDER')",
+            )
+    manifest = read_manifest(paths["summary"], "graded")
+    return manifest, {name: pl.read_parquet(paths[name]) for name in GRADED_TABLES}
 
 
 def write_graded(
@@ -94,14 +131,7 @@ def write_graded(
             else summarize(run.turns, run.unmatched, run.policy.name, run.systems, run.policy_grades)
         ),
     )
-    paths = {
-        "turns": inside(out, "turns.parquet"),
-        "conversations": inside(out, "conversations.parquet"),
-        "unmatched": inside(out, "unmatched.parquet"),
-        "policy_grades": inside(out, "policy_grades.parquet"),
-        "checks": inside(out, "checks.parquet"),
-        "summary": inside(out, "summary.json"),
-    }
+    paths = graded_paths(out)
     frames: dict[str, pl.DataFrame] = {
         "turns": run.turns,
         "conversations": conversations(run.turns),

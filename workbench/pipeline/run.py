@@ -1,8 +1,12 @@
 """Load, grade and (optionally) write one run: the call behind ``workbench grade`` and the
-templates."""
+templates; and open a graded folder as a run again without grading (:func:`open_run`)."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -11,21 +15,28 @@ from typing import Any
 import polars as pl
 
 from workbench.analysis.metrics import conversations, summarize
-from workbench.config import RunConfig
-from workbench.errors import UsageError
+from workbench.config import RunConfig, locate
+from workbench.errors import InputError, UsageError
+from workbench.grading.policies import POLICIES, for_benchmark
 from workbench.io.gold import GoldDataset, load_gold
 from workbench.io.link import attach_record_ids, detect_benchmark, gold_from_predictions
+from workbench.io.manifest import Manifest
 from workbench.io.predictions import load_predictions
 from workbench.pipeline.engines import grade_on_engine
 from workbench.pipeline.grade import GradedRun, grade_predictions
-from workbench.pipeline.graded import write_graded
+from workbench.pipeline.graded import file_sha256, graded_paths, read_graded, write_graded
 
-__all__ = ["Run", "grade_run"]
+__all__ = ["Run", "grade_run", "open_run", "open_or_grade"]
 
 
 @dataclass(frozen=True)
 class Run:
-    """A graded run with its inputs, ready for tables, plots and export."""
+    """A graded run with its inputs, ready for tables, plots and export.
+
+    ``graded_dir`` is the graded folder the run was opened from (:func:`open_run`), and
+    ``recorded_summary`` that folder's metrics (``summary.json``); both ``None`` for a run
+    graded here.
+    """
 
     config: RunConfig
     gold: GoldDataset
@@ -33,6 +44,8 @@ class Run:
     prediction_files: tuple[tuple[Path, str], ...]
     predictions: tuple[pl.DataFrame, ...] = ()
     kind: str = "auto"
+    graded_dir: Path | None = None
+    recorded_summary: Mapping[str, dict[str, Any]] | None = None
 
     @property
     def turns(self) -> pl.DataFrame:
@@ -48,7 +61,10 @@ class Run:
 
     @cached_property
     def summary(self) -> dict[str, dict[str, Any]]:
-        """Headline metrics per system (computed once: BLEU/ROUGE are not free)."""
+        """Headline metrics per system (computed once: BLEU/ROUGE are not free; a run opened
+        from a graded folder has them from its ``summary.json``)."""
+        if self.recorded_summary is not None:
+            return dict(self.recorded_summary)
         g = self.graded
         return summarize(g.turns, g.unmatched, g.policy.name, g.systems, g.policy_grades)
 
@@ -76,9 +92,12 @@ class Run:
     def write(self, out_dir: str | Path) -> dict[str, Path]:
         """Write ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``,
         ``policy_grades.parquet``, ``checks.parquet`` and ``summary.json`` into ``out_dir``;
-        an empty ``out_dir`` writes nothing."""
+        an empty ``out_dir`` writes nothing, and the folder the run was opened from holds its
+        files already (their paths are returned, nothing is written)."""
         if not str(out_dir):
             return {}
+        if self.graded_dir is not None and Path(out_dir).resolve() == self.graded_dir.resolve():
+            return graded_paths(self.graded_dir)
         return write_graded(self.graded, self.gold, self.prediction_files, out_dir, summary=self.summary)
 
     def __repr__(self) -> str:
@@ -124,6 +143,40 @@ def grade_run(
         When two prediction files would be the same system, or ``--benchmark`` contradicts
         the data.
     """
+    inputs = _load_inputs(config)
+    graded = grade_on_engine(
+        inputs.gold,
+        list(inputs.frames),
+        engine=engine,
+        scheduler=scheduler,
+        host=host,
+        policy=config.policy,
+        kind=inputs.kind,
+        benchmark=inputs.benchmark,
+    )
+    return Run(
+        config=config,
+        gold=inputs.gold,
+        graded=graded,
+        prediction_files=inputs.files,
+        predictions=inputs.frames,
+        kind=inputs.kind,
+    )
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """A run's inputs, loaded and linked: what grading (or opening a graded folder) needs."""
+
+    gold: GoldDataset
+    frames: tuple[pl.DataFrame, ...]
+    files: tuple[tuple[Path, str], ...]
+    benchmark: str
+    kind: str
+
+
+def _load_inputs(config: RunConfig) -> _Inputs:
+    """Load the gold set and every prediction file of ``config`` and link them (see :func:`grade_run`)."""
     frames = []
     files: list[tuple[Path, str]] = []
     for path, system, cmap in zip(config.predictions, config.systems, config.column_maps, strict=True):
@@ -142,10 +195,161 @@ def grade_run(
         gold = load_gold(config.dataset)
     frames = [attach_record_ids(frame, gold) for frame in frames]
     benchmark = _check_benchmark(config, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))
-    kind = _KIND_BY_BENCHMARK.get(benchmark, "auto")
-    graded = grade_on_engine(
-        gold, frames, engine=engine, scheduler=scheduler, host=host, policy=config.policy, kind=kind, benchmark=benchmark
+    return _Inputs(gold, tuple(frames), tuple(files), benchmark, _KIND_BY_BENCHMARK.get(benchmark, "auto"))
+
+
+# --------------------------------------------------------------------------- opening a graded folder
+#: The gold layout of a run graded without a dataset file (gold taken from the prediction files).
+_CARRIED_LAYOUT = "carried-in-predictions"
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    return locate(a).resolve() == locate(b).resolve()
+
+
+def _check_unchanged(folder: Path, manifest: Manifest) -> None:
+    """Refuse when an input the folder was graded from is gone or no longer the same bytes."""
+    recorded = [manifest.inputs.get("dataset") or {}, *manifest.inputs.get("predictions", [])]
+    for entry in recorded:
+        path = locate(str(entry.get("path", "")))
+        if not path.is_file():
+            raise InputError(
+                str(path),
+                f"file not found (the graded folder {folder} was graded from it)",
+                fix="put the file back, or grade the run again",
+            )
+        if file_sha256(path) != entry.get("sha256"):
+            raise InputError(
+                str(path),
+                f"the file changed since {folder} was graded from it (its sha256 differs)",
+                fix="grade the run again (leave graded_dir empty, or give a folder of its own)",
+            )
+
+
+def _config_from(manifest: Manifest) -> RunConfig:
+    """The run config a graded folder was graded with, as its manifest records it: one
+    prediction file per run of entries with the same path (named by the system when the file
+    gave one; a file of several systems keeps their names); no column maps (not recorded)."""
+    dataset = manifest.inputs.get("dataset") or {}
+    groups = [
+        (path, [entry["system"] for entry in entries])
+        for path, entries in itertools.groupby(manifest.inputs.get("predictions", []), key=lambda e: e["path"])
+    ]
+    name = (manifest.parameters.get("policy") or {}).get("name")
+    if name not in POLICIES:
+        raise InputError(
+            "summary.json",
+            f"graded with the policy {name!r}, which this workbench does not know",
+            field="policy",
+            fix=f"grade the run again (policies: {', '.join(POLICIES)})",
+        )
+    return RunConfig(
+        dataset=None if dataset.get("layout") == _CARRIED_LAYOUT else locate(dataset["path"]),
+        predictions=tuple(locate(path) for path, _ in groups),
+        systems=tuple(names[0] if len(names) == 1 else None for _, names in groups),
+        column_maps=(None,) * len(groups),
+        policy=POLICIES[name],
+    )
+
+
+def _as_json(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def open_run(graded_dir: str | Path, config: RunConfig | None = None) -> Run:
+    """Open a graded folder (written by :meth:`Run.write`, ``workbench grade`` or
+    ``workbench report``) as a :class:`Run`, without grading again.
+
+    The tables are the folder's Parquet files and :attr:`Run.summary` its ``summary.json``
+    metrics; the gold set and the predictions are loaded again from the paths the folder
+    records (for the overview, drill-downs and regrading against a cleaned gold set).
+
+    Parameters
+    ----------
+    graded_dir
+        The graded folder.
+    config
+        The run config the folder is expected to hold (a template's parameters, resolved):
+        its files are checked against the recorded ones and its column maps used to load the
+        predictions (maps are not recorded). By default the config the folder records.
+
+    Raises
+    ------
+    InputError
+        In one line: when a file of the folder is missing, an input file it records is gone
+        or changed since (its sha256 differs), or the folder was graded from other inputs
+        (files, system names or policy) than ``config``.
+    """
+    folder = Path(graded_dir)
+    manifest, tables = read_graded(folder)
+    _check_unchanged(folder, manifest)
+    config = config if config is not None else _config_from(manifest)
+    summary_file = str(graded_paths(folder)["summary"])
+    recorded = [(e["path"], e["system"]) for e in manifest.inputs.get("predictions", [])]
+    dataset = manifest.inputs.get("dataset") or {}
+    same_dataset = (
+        dataset.get("layout") == _CARRIED_LAYOUT
+        if config.dataset is None
+        else dataset.get("layout") != _CARRIED_LAYOUT and _same_file(config.dataset, dataset["path"])
+    )
+    recorded_files = [path for path, _ in itertools.groupby(p for p, _ in recorded)]
+    same_files = len(recorded_files) == len(config.predictions) and all(
+        _same_file(a, b) for a, b in zip(config.predictions, recorded_files, strict=False)
+    )
+    if not (same_dataset and same_files):
+        raise InputError(
+            summary_file,
+            "graded from other input files than these",
+            fix="leave graded_dir empty to grade these inputs, or give a folder of their own",
+        )
+    inputs = _load_inputs(config)
+    policy = for_benchmark(config.policy, inputs.benchmark)
+    if [name for _, name in inputs.files] != [name for _, name in recorded]:
+        raise InputError(
+            summary_file,
+            f"graded as systems {', '.join(n for _, n in recorded)}, not {', '.join(n for _, n in inputs.files)}",
+            fix="use the system names it was graded with, or leave graded_dir empty to grade again",
+        )
+    if _as_json(dataclasses.asdict(policy)) != manifest.parameters.get("policy"):
+        raise InputError(
+            summary_file,
+            f"graded with another policy than {policy.name}",
+            field="policy",
+            fix="leave graded_dir empty to grade with this one, or give a folder of its own",
+        )
+    graded = GradedRun(
+        turns=tables["turns"],
+        unmatched=tables["unmatched"],
+        systems=tuple(name for _, name in inputs.files),
+        policy=policy,
+        policy_grades=tables["policy_grades"],
+        checks=tables["checks"],
     )
     return Run(
-        config=config, gold=gold, graded=graded, prediction_files=tuple(files), predictions=tuple(frames), kind=kind
+        config=config,
+        gold=inputs.gold,
+        graded=graded,
+        prediction_files=inputs.files,
+        predictions=inputs.frames,
+        kind=inputs.kind,
+        graded_dir=folder,
+        recorded_summary=dict(manifest.metrics),
     )
+
+
+def open_or_grade(config: RunConfig, graded_dir: str | Path = "") -> Run:
+    """The run of ``config``: opened from ``graded_dir`` when that holds a graded folder
+    (:func:`open_run`, checked against ``config``), else graded (:func:`grade_run`).
+
+    The templates' switch: ``workbench report`` grades each input set once and names the
+    folder in the template's ``graded_dir``; a template run by hand with ``graded_dir`` empty
+    (or naming a folder not written yet) grades itself, as before.
+
+    Raises
+    ------
+    InputError
+        As :func:`open_run` and :func:`grade_run` do.
+    """
+    if str(graded_dir).strip() and graded_paths(graded_dir)["summary"].is_file():
+        return open_run(graded_dir, config)
+    return grade_run(config)

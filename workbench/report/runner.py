@@ -8,6 +8,11 @@ inlined. plotly.js is embedded once in the page, figures are drawn from their JS
 ``application/json`` script tags, so no output can close a script), text outputs are escaped,
 and code cells are left out.
 
+A template that declares ``graded_dir`` reads its run from the graded folder the runner
+writes before executing it (:func:`workbench.pipeline.run.open_or_grade`): the runner grades
+each input set once (a batch shares the folder of an input set between its reports) and reads
+the figures for the manifest and the verdicts from that folder, which it wrote itself.
+
 Tables marked sortable (:func:`workbench.views.tables.html_table` with ``sortable=True``) get a
 search box and click-to-sort headers from one script at the end of the page; no markup
 carries an event-handler attribute and no script uses ``eval``. The page declares a
@@ -17,22 +22,29 @@ no network at all, so markup that slipped into an output could neither run nor f
 
 from __future__ import annotations
 
+import ast
 import base64
+import contextlib
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 import uuid
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from workbench.analysis.changes import build_manifest, compare_runs, read_verdicts
-from workbench.config import locate, project_root, split_list
-from workbench.errors import ReportError, UsageError
+from workbench.config import RunConfig, locate, project_root, resolve, split_list
+from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.grading import patterns
-from workbench.io.atomic import parquet_writer, write_atomic
+from workbench.io.atomic import parquet_writer, write_atomic, write_atomic_set
 from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
+from workbench.pipeline.graded import graded_paths
+from workbench.pipeline.run import grade_run
 from workbench.views.changes import changes_html, manifest_html
 from workbench.views.html import Markup, macro, render, script_json, static_text
 
@@ -55,6 +67,8 @@ INTERACTIVE_TEMPLATES = frozenset({"03-triage"})
 _PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store")
 #: Template parameters that name an output folder: relative ones are in the caller's folder.
 _OUTPUT_PARAMETERS = ("graded_dir",)
+#: The template parameters that say what the template grades (as ``workbench.config.resolve`` takes them).
+_INPUT_PARAMETERS = ("dataset", "predictions", "systems", "column_map")
 
 
 @dataclass(frozen=True)
@@ -174,8 +188,13 @@ def run_template(
     parameters: dict[str, Any] | None = None,
     out_dir: str | Path | None = None,
     progress: bool = False,
+    graded_sets: dict[str, Path] | None = None,
 ) -> ReportResult:
     """Execute a template with papermill and write the executed notebook and its HTML.
+
+    A template that declares ``graded_dir`` gets its inputs graded here first, into
+    ``<out_dir>/<name>.graded/`` (or the ``graded_dir`` given), and opens that folder instead
+    of grading; the manifest's figures and the verdicts are read from it.
 
     Parameters
     ----------
@@ -189,6 +208,10 @@ def run_template(
         fail or pass).
     progress
         Show papermill's progress bar (on standard error).
+    graded_sets
+        The graded folder of each input set graded so far, shared by the reports of a batch
+        (filled in here): an input set is graded once, and a later report of it gets a copy
+        of that folder.
 
     Raises
     ------
@@ -217,7 +240,11 @@ def run_template(
     notebook_out = inside(out, f"{slug}.ipynb")
     html_out = inside(out, f"{slug}.html")
     graded = Path(params["graded_dir"]) if params.get("graded_dir") else inside(out, f"{slug}.graded")
-    run_params = {**params, "graded_dir": str(graded)} if "graded_dir" in known else params
+    run_params, written = params, False
+    if "graded_dir" in known:
+        written = _grade_once(known, params, graded, {} if graded_sets is None else graded_sets)
+        # not graded here (bad inputs): the template grades itself, and its cell names the error
+        run_params = {**params, "graded_dir": str(graded) if written else ""}
     previous = _previous_run(out, path.stem)
     try:
         papermill.execute_notebook(
@@ -237,11 +264,11 @@ def run_template(
         ) from None
     import nbformat
 
-
-    summary_file, turns_file = graded / "summary.json", graded / "turns.parquet"
-    summary = json.loads(summary_file.read_text(encoding="utf-8")) if summary_file.exists() else None
+    # the figures come from the graded folder written above, never from what the template wrote
+    files = graded_paths(graded)
+    summary = json.loads(files["summary"].read_text(encoding="utf-8")) if written else None
     manifest = build_manifest(template=path.stem, parameters=params, summary=summary, html_file=html_out.name)
-    verdicts = read_verdicts(turns_file) if turns_file.exists() else None
+    verdicts = read_verdicts(files["turns"]) if written else None
     changes = None
     if previous is not None and verdicts is not None:
         old_manifest, old_verdicts = previous
@@ -268,6 +295,53 @@ def run_template(
             f"{changes.newly_passing.height} newly passing (against {changes.previous})"
         )
     return ReportResult(notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line)
+
+
+def _template_config(known: dict[str, dict[str, Any]], params: dict[str, Any]) -> RunConfig | None:
+    """The run config the template resolves from its input parameters (given, else its
+    defaults), as in its kernel, whose folder is the project root; ``None`` when a default is
+    not a plain value."""
+    values: dict[str, Any] = {}
+    for key in _INPUT_PARAMETERS:
+        if key in params:
+            values[key] = params[key]
+        elif key in known:
+            try:
+                values[key] = ast.literal_eval(known[key]["default"])
+            except (ValueError, SyntaxError):
+                return None
+    with contextlib.chdir(project_root()):
+        return resolve(**values)
+
+
+def _copier(source: Path) -> Callable[[Path], None]:
+    return lambda target: shutil.copyfile(source, target)
+
+
+def _grade_once(known: dict[str, dict[str, Any]], params: dict[str, Any], graded: Path, done: dict[str, Path]) -> bool:
+    """Write the graded folder of the template's inputs into ``graded``: a copy of the folder
+    in ``done`` when that input set was graded already, else graded here (and recorded in
+    ``done``). Graded in the project root, where the template's kernel runs, so the paths
+    read and recorded are the template's; warnings are left to the template, which loads
+    the inputs again. ``False`` when the inputs cannot be graded (the template says why)."""
+    try:
+        config = _template_config(known, params)
+        if config is None:
+            return False
+        key = repr(config)
+        earlier = done.get(key)
+        if earlier is not None and graded_paths(earlier)["summary"].is_file():
+            if earlier.resolve() != graded.resolve():
+                pairs = zip(graded_paths(graded).values(), graded_paths(earlier).values(), strict=True)
+                write_atomic_set([(target, _copier(source)) for target, source in pairs])
+            return True
+        with contextlib.chdir(project_root()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            grade_run(config).write(graded)
+    except (WorkbenchError, OSError):
+        return False
+    done[key] = graded
+    return True
 
 
 def _previous_run(out: Path, template: str) -> tuple[dict[str, Any], Any] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import html
 import json
@@ -221,3 +222,25 @@ def test_relative_paths_are_the_callers(tmp_path: Path, monkeypatch: pytest.Monk
         "dataset": str(REPO / "data/convfinqa/dev.json"),
         "graded_dir": str(tmp_path / "reports"),
     }
+
+
+def test_the_template_opens_the_graded_folder_the_runner_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner grades; the template's kernel reads the run from the folder it names (a
+    figure put into that folder's summary.json shows in the page) and grades nothing."""
+    from workbench.pipeline import run as run_module
+    from workbench.report import runner
+
+    def marked(config: Any, **options: Any) -> Any:
+        run = run_module.grade_run(config, **options)
+        summary = json.loads(json.dumps(run.summary))
+        summary["claude-small"]["policies"]["exact-string"]["n_correct"] = 424242
+        return dataclasses.replace(run, recorded_summary=summary)
+
+    monkeypatch.setattr(runner, "grade_run", marked)
+    result = run_template("01-overview", parameters=FIXTURE_PARAMS, out_dir=tmp_path)
+    (graded,) = tmp_path.glob("*.graded")
+    assert "424242" in (graded / "summary.json").read_text(encoding="utf-8")
+    assert "(424242/" in result.html.read_text(encoding="utf-8")
+    executed = nbformat.read(result.notebook, as_version=4)
+    (injected,) = [c for c in executed.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert f"graded_dir = {str(graded)!r}" in injected.source or f'graded_dir = "{graded}"' in injected.source
