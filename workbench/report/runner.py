@@ -323,23 +323,34 @@ def _grade_once(known: dict[str, dict[str, Any]], params: dict[str, Any], graded
     in ``done`` when that input set was graded already, else graded here (and recorded in
     ``done``). Graded in the project root, where the template's kernel runs, so the paths
     read and recorded are the template's; warnings are left to the template, which loads
-    the inputs again. ``False`` when the inputs cannot be graded (the template says why)."""
+    the inputs again. ``False`` when the inputs cannot be graded: the template then grades
+    itself, and the cell that fails names the error as before.
+
+    Raises
+    ------
+    OSError
+        When the folder cannot be written.
+    """
     try:
         config = _template_config(known, params)
-        if config is None:
-            return False
-        key = repr(config)
-        earlier = done.get(key)
-        if earlier is not None and graded_paths(earlier)["summary"].is_file():
-            if earlier.resolve() != graded.resolve():
-                pairs = zip(graded_paths(graded).values(), graded_paths(earlier).values(), strict=True)
-                write_atomic_set([(target, _copier(source)) for target, source in pairs])
-            return True
+    except WorkbenchError:
+        return False
+    if config is None:
+        return False
+    key = repr(config)
+    earlier = done.get(key)
+    if earlier is not None and graded_paths(earlier)["summary"].is_file():
+        if earlier.resolve() != graded.resolve():
+            pairs = zip(graded_paths(graded).values(), graded_paths(earlier).values(), strict=True)
+            write_atomic_set([(target, _copier(source)) for target, source in pairs])
+        return True
+    try:
         with contextlib.chdir(project_root()), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            grade_run(config).write(graded)
+            run = grade_run(config)
     except (WorkbenchError, OSError):
         return False
+    run.write(graded)
     done[key] = graded
     return True
 
