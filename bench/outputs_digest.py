@@ -56,8 +56,15 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
 
 
+#: With ``--keep DIR``: every digested text is also written there (to diff two runs).
+_KEEP: list[Path] = []
+
+
 def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    digest = hashlib.sha256(data).hexdigest()
+    if _KEEP:
+        (_KEEP[0] / f"{digest[:16]}.txt").write_bytes(data)
+    return digest
 
 
 def _scrub(text: str, roots: list[str]) -> str:
@@ -204,6 +211,7 @@ def _diff(a: Any, b: Any, where: str) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", help="write the digest here (JSON)")
+    parser.add_argument("--keep", help="also write each digested text into this folder, named by its digest")
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two digests")
     args = parser.parse_args(argv)
     if args.compare:
@@ -214,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
         n = sum(len(v) for v in before["graded"].values()) + sum(len(v) for v in before["reports"].values())
         print(f"{'equal' if not diffs else 'DIFFERENT'}: {len(diffs)} differences over {n} digested items")
         return 1 if diffs else 0
+    if args.keep:
+        _KEEP.append(Path(args.keep))
+        _KEEP[0].mkdir(parents=True, exist_ok=True)
     result = digest()
     text = json.dumps(result, indent=1, sort_keys=True)
     if args.out:

@@ -184,8 +184,15 @@ def error_heatmap(turns: pl.DataFrame, *, system: str | None = None) -> go.Figur
     if system is not None:
         wrong = wrong.filter(pl.col("system") == system)
     counts = wrong.group_by(pl.col("error_type").cast(pl.String), "operation").len()
-    types = counts.group_by("error_type").agg(pl.col("len").sum()).sort("len", descending=True)["error_type"].to_list()
-    ops = counts.group_by("operation").agg(pl.col("len").sum()).sort("len", descending=True)["operation"].to_list()
+    # ties broken by name: group_by's order varies from run to run, the figure must not
+    types = (
+        counts.group_by("error_type")
+        .agg(pl.col("len").sum())
+        .sort("len", "error_type", descending=[True, False])["error_type"]
+        .to_list()
+    )
+    ops = counts.group_by("operation").agg(pl.col("len").sum()).sort("len", "operation", descending=[True, False])
+    ops = ops["operation"].to_list()
     lookup = {(t, o): n for t, o, n in counts.iter_rows()}
     z = [[lookup.get((t, o), 0) for o in ops] for t in types]
     fig = go.Figure(

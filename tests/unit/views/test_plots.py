@@ -104,3 +104,17 @@ def test_no_figure_carries_live_markup_from_the_data(hostile: pl.DataFrame) -> N
     heat = figures["error_heatmap"].data[0]  # type: ignore[attr-defined]
     assert plots.plot_text(LINK) in heat.y
     print({name: len(fig.to_json()) for name, fig in figures.items()})  # type: ignore[attr-defined]
+
+
+def test_heatmap_order_is_the_same_whatever_order_the_turns_come_in(turns: pl.DataFrame) -> None:
+    """Rows and columns by count, ties by name: the report of the same run is the same page
+    (group_by's order varies from run to run; without the tie-breaker the heatmap did too)."""
+    wrong = turns.filter(~pl.col("correct"))
+    figures = [plots.error_heatmap(wrong.sample(fraction=1.0, shuffle=True, seed=seed)) for seed in range(8)]
+    first = figures[0].data[0]
+    assert first.y and first.x
+    for fig in figures[1:]:
+        assert (fig.data[0].x, fig.data[0].y, fig.data[0].z) == (first.x, first.y, first.z)
+    counts = wrong.group_by(pl.col("error_type").cast(pl.String)).len()
+    expected = counts.sort("len", "error_type", descending=[True, False])["error_type"].to_list()
+    assert list(first.y) == [plots.plot_text(t) for t in expected]
