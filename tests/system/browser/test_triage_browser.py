@@ -34,7 +34,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait_for_port(port: int, server: subprocess.Popen[bytes], log: Path, timeout_s: float = 60.0) -> None:
+def _wait_for_port(port: int, server: subprocess.Popen[bytes], log: Path, timeout_s: float = 300.0) -> None:
     """Wait until the server accepts connections (a GET would start a kernel, so only connect)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

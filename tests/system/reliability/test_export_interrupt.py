@@ -197,7 +197,7 @@ def test_sigkill_mid_export_leaves_a_complete_export(previous: tuple[Path, dict[
         assert child.stdout is not None and child.stdout.readline().strip() == "ready"
         time.sleep(delay)
         child.send_signal(signal.SIGKILL)
-        child.wait(timeout=30)
+        child.wait(timeout=120)
         fault(f"export: SIGKILL {delay:.2f} s into a loop of exports")
         manifest = complete_export(out)
         seen["previous" if tree(out) == before else "new"] += 1

@@ -207,7 +207,7 @@ class Holder:
         assert self.process.stdout is not None and self.process.stdout.readline().strip() == "ready"
 
     def release(self) -> None:
-        self.process.communicate("", timeout=30)
+        self.process.communicate("", timeout=120)
         assert self.process.returncode == 0
 
 
