@@ -4,8 +4,9 @@ undo) over it. Nothing here imports ipywidgets; the views are in ``workbench.wid
 Modules, each importing only those before it: ``events`` (what a valid annotation is, which
 ones are in force), ``connections`` (one SQLite connection per store file per process),
 ``integrity`` (a store file's header checked, SQLite errors in one line, backup names),
-``store`` (the log itself: :class:`AnnotationStore`), then ``recovery`` (rescue a damaged
-store), ``csv_import`` and ``session``.
+``store`` (the log itself: :class:`AnnotationStore`), then ``leases`` (an item shown to one
+analyst held for a few minutes, in the store's file), ``recovery`` (rescue a damaged store),
+``csv_import`` and ``session``.
 """
 
 from __future__ import annotations

@@ -35,17 +35,21 @@ Examples
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import secrets
+import time
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from workbench.analysis.slices import SLICES, in_group
+from workbench.annotations import leases
 from workbench.annotations.store import AnnotationStore
 from workbench.errors import UsageError
 from workbench.grading.compare import answer_text
-from workbench.grading.program import ProgramSyntaxError, execute_program, literal_numbers, parse_program
+from workbench.grading.program import ProgramSyntaxError, execute_program, literal_numbers, parse_program, trace_lines
 from workbench.schema import CATEGORY_DTYPE
 
 if TYPE_CHECKING:
@@ -76,7 +80,8 @@ class TraceView:
     value
         The executed answer (``ProgramResult.answer``), None when execution failed.
     steps
-        One line per executed operation (``Step.describe()``: ``#0 subtract(60.94, 25.14) = 35.8``).
+        One line per executed operation (:func:`~workbench.grading.program.trace_lines`:
+        ``#0 subtract(60.94, 25.14) = 35.8``; an operation nested in step ``#0`` is ``#0.1``...).
     message
         Why execution failed (empty when it did not).
     """
@@ -125,7 +130,7 @@ def _trace(program: str | None, table: Any) -> TraceView:
         program=program or None,
         status=result.status.value,
         value=result.answer,
-        steps=tuple(step.describe() for step in result.steps),
+        steps=trace_lines(result.steps),
         message=result.message,
     )
 
@@ -157,8 +162,29 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+def _key(item: QueueItem) -> leases.Key:
+    return (item.record_id, item.turn, item.system)
+
+
+def _release_all(store: AnnotationStore, owner: str, clock: Callable[[], float]) -> None:
+    """Give back a session's leases when it is collected or the process exits (best effort: an
+    unreleased lease expires by itself)."""
+    try:
+        leases.release_owner(store, owner=owner, now=clock())
+    except Exception:  # the store may be closed or gone at exit; the lease then simply expires
+        pass
+
+
 class AnnotationSession:
-    """A queue of turns to annotate, a cursor over it, skip and undo.
+    """A queue of turns to annotate, a cursor over it, skip and undo, shared with other sessions.
+
+    The cursor starts at the first item without an annotation in force (read from the store, so
+    a new session after a restart resumes where the last one stopped), and moves forward (save,
+    skip) to the next such item. The item under the cursor is *leased* to this session for
+    :data:`~workbench.annotations.leases.LEASE_SECONDS` (an event in the store, see
+    :mod:`workbench.annotations.leases`): another session, in this process or another, skips it
+    until the lease is released (save, skip, close) or expires. Back goes to the previous item not
+    leased by someone else, done or not.
 
     Parameters
     ----------
@@ -170,6 +196,8 @@ class AnnotationSession:
         The turns to annotate, in order (see :meth:`from_slice` and :meth:`from_checks`).
     annotator
         Who is annotating; every event of this session carries the name.
+    clock
+        Seconds now (``time.time``); leases are taken and judged by it. Tests inject one.
 
     Raises
     ------
@@ -177,7 +205,15 @@ class AnnotationSession:
         For an empty annotator name or a queue item that is not a turn of ``run``.
     """
 
-    def __init__(self, store: AnnotationStore, run: Run, queue: Sequence[QueueItem], *, annotator: str) -> None:
+    def __init__(
+        self,
+        store: AnnotationStore,
+        run: Run,
+        queue: Sequence[QueueItem],
+        *,
+        annotator: str,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         if not isinstance(annotator, str) or not annotator.strip():
             raise UsageError(f"a session needs the annotator's name, got {annotator!r}. Fix: pass annotator='name'")
         self.store = store
@@ -197,8 +233,14 @@ class AnnotationSession:
                     f"queue item {item} is not a turn of this run. "
                     "Fix: build the queue from the run's turns (from_slice / from_checks)"
                 )
-        self._position = 0
+        self._clock = clock
+        #: This session's leases carry it: two analysts with one name still hold different leases.
+        self.owner = secrets.token_hex(8)
+        self._position = len(self._queue)
+        self._leased: QueueItem | None = None
         self._undo: list[tuple[int, int]] = []  # (event_id, position) of this session's submissions
+        self._finalizer = weakref.finalize(self, _release_all, store, self.owner, clock)
+        self._land(0)
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -212,6 +254,7 @@ class AnnotationSession:
         group: str | None = None,
         failed_only: bool = True,
         system: str | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> AnnotationSession:
         """Queue the graded turns (one per system) of one slice group, ordered by record, turn, system.
 
@@ -251,7 +294,7 @@ class AnnotationSession:
         if failed_only:
             turns = turns.filter(~pl.col("correct"))
         keys = turns.select("record_id", "turn", "system").sort("record_id", "turn", "system").iter_rows()
-        return cls(store, run, [QueueItem(r, t, s) for r, t, s in keys], annotator=annotator)
+        return cls(store, run, [QueueItem(r, t, s) for r, t, s in keys], annotator=annotator, clock=clock)
 
     @classmethod
     def from_checks(
@@ -262,6 +305,7 @@ class AnnotationSession:
         annotator: str,
         categories: Sequence[str] | None = None,
         min_confidence: float = 0.0,
+        clock: Callable[[], float] = time.time,
     ) -> AnnotationSession:
         """Queue the gold turns the data-quality checks flagged (system None), most confident first.
 
@@ -289,7 +333,7 @@ class AnnotationSession:
             .select("record_id", "turn")
             .iter_rows()
         )
-        return cls(store, run, [QueueItem(r, t, None) for r, t in keys], annotator=annotator)
+        return cls(store, run, [QueueItem(r, t, None) for r, t in keys], annotator=annotator, clock=clock)
 
     # ----------------------------------------------------------------- state
     @property
@@ -325,21 +369,86 @@ class AnnotationSession:
         """The key under the cursor; None when the queue is exhausted."""
         return self._queue[self._position] if self._position < len(self._queue) else None
 
+    @property
+    def n_held(self) -> int:
+        """Queue items leased to other sessions now (another analyst has them on screen)."""
+        return len(leases.held_by_others(self.store, owner=self.owner, now=self._clock(), keys=map(_key, self._queue)))
+
+    # ----------------------------------------------------------------- leases
+    def _lease(self, item: QueueItem) -> bool:
+        """Lease ``item`` to this session (giving back the one it held); False when another holds it."""
+        if self._leased is not None and self._leased != item:
+            self._release()
+        got = leases.acquire(self.store, _key(item), owner=self.owner, annotator=self.annotator, now=self._clock())
+        self._leased = item if got else None
+        return got
+
+    def _release(self) -> None:
+        if self._leased is not None:
+            leases.release(self.store, _key(self._leased), owner=self.owner, now=self._clock())
+            self._leased = None
+
+    def _land(self, start: int, *, step: int = 1, open_only: bool = True) -> None:
+        """Move the cursor to the first item from ``start`` (going by ``step``) that no other session
+        leases and, with ``open_only``, that has no annotation in force; lease it. Going forward past
+        the last item ends the queue; going back past the first leaves the cursor where it is."""
+        active = self._active()
+        others = leases.held_by_others(self.store, owner=self.owner, now=self._clock())
+        index = start
+        while 0 <= index < len(self._queue):
+            item = self._queue[index]
+            free = _key(item) not in others and not (open_only and _key(item) in active)
+            if free and self._lease(item):
+                self._position = index
+                return
+            index += step
+        if step > 0:
+            self._release()
+            self._position = len(self._queue)
+
+    def touch(self) -> bool:
+        """Renew the lease on the current item (the analyst is still on it); False when another
+        session took it meanwhile (this one's lease had expired)."""
+        item = self.current()
+        return item is not None and self._lease(item)
+
+    def close(self) -> None:
+        """Give back this session's leases (also done when the session is collected or the process exits)."""
+        self._leased = None
+        self._finalizer()
+
     # ----------------------------------------------------------------- moving
     def skip(self) -> None:
-        """Move to the next item without annotating (no effect at the end)."""
-        self._position = min(self._position + 1, len(self._queue))
+        """Leave the current item unannotated (its lease given back) and move to the next item
+        without an annotation in force that no one else has leased (no effect at the end)."""
+        if self._position < len(self._queue):
+            self._land(self._position + 1)
 
     def previous(self) -> None:
-        """Move back one item (no effect at the start)."""
-        self._position = max(self._position - 1, 0)
+        """Move back to the previous item no one else has leased, done or not (no effect at the start)."""
+        if self._position > 0:
+            self._land(self._position - 1, step=-1, open_only=False)
 
     def goto(self, position: int) -> None:
-        """Move the cursor to ``position`` (``0`` .. :attr:`total`; :attr:`total` is the end)."""
+        """Move the cursor to ``position`` (``0`` .. :attr:`total`; :attr:`total` is the end) and lease it.
+
+        Raises
+        ------
+        UsageError
+            For a position outside the queue, or an item another session has leased.
+        """
         if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position <= len(self._queue):
             raise UsageError(
                 f"position must be a whole number from 0 to {len(self._queue)}, got {position!r}. "
                 "Fix: give a position inside the queue"
+            )
+        if position == len(self._queue):
+            self._release()
+        elif not self._lease(self._queue[position]):
+            held = leases.holder(self.store, _key(self._queue[position]), now=self._clock())
+            raise UsageError(
+                f"item {position + 1} is on {held or 'another analyst'}'s screen (leased for up to "
+                f"{leases.LEASE_SECONDS / 60:.0f} minutes). Fix: take another item, or wait until it is saved or skipped"
             )
         self._position = position
 
@@ -353,7 +462,8 @@ class AnnotationSession:
         note: str | None = None,
         exclude: bool = False,
     ) -> int:
-        """Annotate the current item (durably), move to the next one, and return the event id.
+        """Annotate the current item (durably), give back its lease, move to the next open item,
+        and return the event id.
 
         Raises
         ------
@@ -379,18 +489,20 @@ class AnnotationSession:
             exclude=exclude,
         )
         self._undo.append((event_id, self._position))
-        self._position += 1
+        self._release()
+        self._land(self._position + 1)
         return event_id
 
     def undo(self) -> int | None:
         """Retract this session's last submitted (not yet undone) annotation and move the
-        cursor back to its item; return the retraction's event id, or None when there is
-        nothing to undo."""
+        cursor back to its item (leased again when no one else took it); return the retraction's
+        event id, or None when there is nothing to undo."""
         if not self._undo:
             return None
         event_id, position = self._undo[-1]
         retraction = self.store.retract(event_id, annotator=self.annotator)
         self._undo.pop()
+        self._lease(self._queue[position])
         self._position = position
         return retraction
 
@@ -468,7 +580,7 @@ class AnnotationSession:
     def __repr__(self) -> str:
         return (
             f"AnnotationSession({self.annotator!r}, {self.total} items, position {self._position}, "
-            f"store {str(self.store.path)!r})"
+            f"store {self.store.path.name!r})"
         )
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "Node",
     "Program",
     "Step",
+    "trace_lines",
     "ProgramResult",
     "ProgramSyntaxError",
     "MAX_PROGRAM_CHARS",
@@ -491,6 +492,27 @@ class Step:
         """One line such as ``#0 subtract(60.94, 25.14) = 35.8``."""
         shown = ", ".join(_show(v) for v in self.values)
         return f"#{self.top_level} {self.op}({shown}) = {_show(self.result)}"
+
+
+def trace_lines(steps: Sequence[Step]) -> tuple[str, ...]:
+    """The trace as lines, each operation labelled once: ``#n`` for top-level step ``n`` (what
+    ``#n`` in a program refers to), ``#n.1``, ``#n.2``... for the operations nested inside it.
+
+    Examples
+    --------
+    >>> trace_lines(execute_program("divide(subtract(60.94, 25.14), 25.14)").steps)
+    ('#0.1 subtract(60.94, 25.14) = 35.8', '#0 divide(35.8, 25.14) = 1.424025457')
+    """
+    last = {step.top_level: index for index, step in enumerate(steps)}
+    nested: dict[int, int] = {}
+    lines = []
+    for index, step in enumerate(steps):
+        line = step.describe()
+        if last[step.top_level] != index:  # an operation inside the step, not the step itself
+            nested[step.top_level] = nested.get(step.top_level, 0) + 1
+            line = f"#{step.top_level}.{nested[step.top_level]}" + line[len(f"#{step.top_level}") :]
+        lines.append(line)
+    return tuple(lines)
 
 
 def _show(value: Value) -> str:

@@ -192,14 +192,15 @@ def test_two_sessions_on_one_file_see_each_others_work(run: Run, tmp_path: Path)
     with AnnotationStore(path) as mine, AnnotationStore(path) as theirs:
         ana = AnnotationSession.from_slice(mine, run, annotator="ana")
         bo = AnnotationSession.from_slice(theirs, run, annotator="bo")
+        assert (ana.position, bo.position) == (0, 1)  # item 0 is on ana's screen: bo's queue skips it
         ana.submit(category="model_error")
+        assert ana.position == 2  # item 1 is bo's
         assert bo.n_done == 1
-        assert bo.item().annotation["annotator"] == "ana"
-        bo.goto(1)
+        assert bo.build_item(bo.queue[0]).annotation["annotator"] == "ana"
         bo.submit(category="model_error")
-        assert ana.n_done == 2
+        assert ana.n_done == 2 and bo.position == 3
         bo.undo()  # bo's undo takes back bo's own annotation only
-        assert ana.n_done == 1 and mine.active()["annotator"].to_list() == ["ana"]
+        assert ana.n_done == 1 and mine.active()["annotator"].to_list() == ["ana"] and bo.position == 1
 
 
 def test_gold_and_system_annotations_are_different_keys(run: Run, store: AnnotationStore) -> None:
