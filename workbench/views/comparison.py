@@ -1,0 +1,168 @@
+"""Views of a comparison of several systems: every pair as a table and as a matrix.
+
+``pairs`` comes from :func:`workbench.analysis.comparison.all_pairs`: one row per pair of
+systems, in the order the systems were given. The table lists each pair's paired difference
+with its interval and McNemar p-values (raw and Holm-adjusted for the number of pairs); the
+matrix shows the same differences as a heatmap, row system minus column system, so a reader
+finds any pair at the crossing of its two names. Numbers are written by
+:mod:`workbench.analysis.formats`; system names go through :func:`workbench.views.plots.plot_text`
+in figures and are escaped in tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+import polars as pl
+
+from workbench.analysis import formats
+from workbench.views.html import macro
+from workbench.views.plots import _LAYOUT, plot_text
+from workbench.views.tables import HtmlBlock, html_table
+
+__all__ = ["difference_text", "pairs_table", "pairs_matrix"]
+
+
+def difference_text(difference: float | None, low: float | None, high: float | None) -> str:
+    """A paired difference in points with its interval: ``+0.9 points [+0.2, +1.6]``.
+
+    Examples
+    --------
+    >>> difference_text(0.0087, 0.002, 0.0163)
+    '+0.9 points [+0.2, +1.6]'
+    >>> difference_text(-0.05, None, None), difference_text(None, None, None)
+    ('-5.0 points', '—')
+    """
+    shown = formats.points(difference)
+    if difference is None or low is None or high is None:
+        return shown
+    bounds = (formats.points(v).removesuffix(" points") for v in (low, high))
+    return f"{shown} [{', '.join(bounds)}]"
+
+
+def _pairs_caption(pairs: pl.DataFrame) -> str:
+    n_systems = len(dict.fromkeys([*pairs["system_a"].to_list(), *pairs["system_b"].to_list()]))
+    n_pairs = pairs.height
+    return (
+        f"Every pair of the {n_systems} systems, in the order given ({n_pairs} pair{'s' if n_pairs != 1 else ''}): "
+        "turn execution accuracy on the turns both answered, the difference with its 95% paired bootstrap "
+        f"interval (clustered by conversation), and the exact McNemar p, adjusted for {n_pairs} "
+        f"comparison{'s' if n_pairs != 1 else ''} by Holm's method"
+    )
+
+
+def pairs_table(pairs: pl.DataFrame) -> HtmlBlock:
+    """Every pair of systems (``pairs`` from :func:`workbench.analysis.comparison.all_pairs`), one
+    row each in the order given.
+
+    Examples
+    --------
+    >>> pairs = pl.DataFrame({"system_a": ["a"], "system_b": ["<b>"], "n_turns": [1486], "n_conversations": [421],
+    ...     "accuracy_a": [0.83], "accuracy_b": [0.8213], "difference": [0.0087], "low": [0.002], "high": [0.0163],
+    ...     "a_only": [18], "b_only": [5], "mcnemar_p": [0.0106], "p_holm": [0.0106], "n_unpaired": [4]})
+    >>> markup = pairs_table(pairs).markup
+    >>> "+0.9 points [+0.2, +1.6]" in markup and "&lt;b&gt;" in markup and "0.011" in markup
+    True
+    """
+    if not pairs.height:
+        return HtmlBlock(str(macro("tables.html.j2", "note", "No pair of systems to compare.")))
+    shown = pairs.select(
+        pl.col("system_a").alias("system A"),
+        pl.col("system_b").alias("system B"),
+        pl.col("n_turns").alias("paired turns"),
+        pl.col("accuracy_a").map_elements(formats.percent, return_dtype=pl.String).alias("accuracy A"),
+        pl.col("accuracy_b").map_elements(formats.percent, return_dtype=pl.String).alias("accuracy B"),
+        pl.struct("difference", "low", "high")
+        .map_elements(lambda r: difference_text(r["difference"], r["low"], r["high"]), return_dtype=pl.String)
+        .alias("A minus B [95% interval]"),
+        pl.col("a_only").alias("only A right"),
+        pl.col("b_only").alias("only B right"),
+        pl.col("mcnemar_p").map_elements(formats.p_value, return_dtype=pl.String).alias("McNemar p"),
+        pl.col("p_holm").map_elements(formats.p_value, return_dtype=pl.String).alias("p, Holm-adjusted"),
+        pl.col("n_unpaired").alias("unpaired turns"),
+    )
+    return html_table(shown, caption=_pairs_caption(pairs), css_class="wb-table wb-pairs")
+
+
+def _cell_hover(row: dict[str, Any], flip: bool) -> str:
+    """The hover text of one cell of the matrix (the pair seen from its row system)."""
+    first, second = (row["system_b"], row["system_a"]) if flip else (row["system_a"], row["system_b"])
+    sign = -1.0 if flip else 1.0
+    low, high = (row["high"], row["low"]) if flip else (row["low"], row["high"])
+
+    def scaled(value: float | None) -> float | None:
+        return None if value is None else sign * value
+
+    return "<br>".join(
+        [
+            f"<b>{plot_text(first)}</b> minus <b>{plot_text(second)}</b>",
+            difference_text(scaled(row["difference"]), scaled(low), scaled(high)),
+            f"{formats.count(row['n_turns'])} paired turns",
+            f"McNemar p {formats.p_value(row['mcnemar_p'])}, Holm-adjusted {formats.p_value(row['p_holm'])}",
+        ]
+    )
+
+
+def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "") -> go.Figure:
+    """The paired differences of every pair as a matrix: the cell in row r and column c is
+    r's turn execution accuracy minus c's on the turns both answered, in points, coloured from
+    red (r worse) to blue (r better); the text gives the difference and the Holm-adjusted
+    McNemar p. Rows and columns in the order given (``order``).
+
+    Examples
+    --------
+    >>> pairs = pl.DataFrame({"system_a": ["a"], "system_b": ["b"], "n_turns": [10], "difference": [0.1],
+    ...     "low": [0.0], "high": [0.2], "mcnemar_p": [0.5], "p_holm": [0.5]})
+    >>> fig = pairs_matrix(pairs, ["a", "b"])
+    >>> fig.data[0].z
+    ([None, 10.0], [-10.0, None])
+    """
+    systems = list(order)
+    index = {name: i for i, name in enumerate(systems)}
+    n = len(systems)
+    z: list[list[float | None]] = [[None] * n for _ in range(n)]
+    text = [[""] * n for _ in range(n)]
+    hover = [[f"{plot_text(systems[i])}" for _ in range(n)] for i in range(n)]
+    for row in pairs.iter_rows(named=True):
+        i, j = index[row["system_a"]], index[row["system_b"]]
+        for r, c, flip in ((i, j, False), (j, i, True)):
+            value = row["difference"]
+            z[r][c] = None if value is None else round((-value if flip else value) * 100, 6)
+            shown = formats.points(None if value is None else (-value if flip else value)).removesuffix(" points")
+            text[r][c] = f"{shown}<br>p {formats.p_value(row['p_holm'])}"
+            hover[r][c] = _cell_hover(row, flip)
+    reach = max([abs(v) for line in z for v in line if v is not None] or [1.0])
+    labels = [plot_text(s) for s in systems]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            text=text,
+            texttemplate="%{text}",
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+            colorscale="RdBu",
+            zmin=-reach,
+            zmax=reach,
+            zmid=0,
+            xgap=2,
+            ygap=2,
+            colorbar={"title": {"text": "points"}, "thickness": 12},
+        )
+    )
+    fig.update_layout(
+        title=plot_text(title or "Paired difference, row minus column (points; p: McNemar, Holm-adjusted)"),
+        xaxis={"title": "minus this system", "type": "category", "showgrid": False, "automargin": True},
+        yaxis={
+            "title": "this system",
+            "type": "category",
+            "autorange": "reversed",
+            "showgrid": False,
+            "automargin": True,
+        },
+        **{**_LAYOUT, "height": max(320, 140 + 70 * n)},
+    )
+    return fig
