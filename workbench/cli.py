@@ -2,7 +2,8 @@
 
 ``workbench grade [DATASET] PREDICTIONS... --out DIR`` grades saved model outputs (the
 dataset is optional when the gold travels inside the outputs);
-``workbench report`` runs a notebook template and writes the executed notebook and HTML;
+``workbench report`` runs a notebook template and writes the executed notebook and HTML
+(``-p NAME=VALUE`` sets any parameter the template declares, as papermill's ``-p`` does);
 ``workbench annotations import|list|backup|recover`` feeds, reads, backs up or rescues
 the annotation store; ``workbench export`` writes the cleaned dataset.
 ``workbench --version`` prints the installed version.
@@ -16,11 +17,12 @@ from __future__ import annotations
 
 import argparse
 import errno
+import json
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from workbench import __version__
 from workbench.annotations.csv_import import read_annotation_csv
@@ -28,7 +30,7 @@ from workbench.annotations.recovery import recover_store
 from workbench.annotations.store import AnnotationStore
 from workbench.cleaning.before_after import read_annotation_store
 from workbench.cleaning.export import export_cleaned
-from workbench.config import BENCHMARKS, NO_DATASET, annotation_store_path, resolve
+from workbench.config import BENCHMARKS, NO_DATASET, annotation_store_path, project_root, resolve
 from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.io.csvsafe import write_csv
 from workbench.io.paths import check_output_folder, terminal_text
@@ -36,7 +38,13 @@ from workbench.pipeline.grade import unmatched_message
 from workbench.pipeline.run import grade_run
 from workbench.quality.checks import flag_counts
 from workbench.report.batch import ReportJob, load_batch
-from workbench.report.runner import check_batch_template, run_template
+from workbench.report.runner import (
+    INTERACTIVE_TEMPLATES,
+    check_batch_template,
+    run_template,
+    template_parameters,
+    template_path,
+)
 
 __all__ = ["main", "build_parser"]
 
@@ -143,7 +151,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--split", type=float, default=None, help="train fraction of a stratified train/test split")
     export.add_argument("--seed", type=int, default=0, help="seed of the split")
 
-    report = sub.add_parser("report", help="run a report template and write notebook + HTML")
+    report = sub.add_parser(
+        "report",
+        help="run a report template and write notebook + HTML",
+        description="Run a notebook template with papermill on the given inputs and write the executed notebook, "
+        "an offline HTML page without code and a run manifest.",
+        epilog=_templates_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     report.add_argument("--dataset", default="", help="gold dataset (default: the bundled ConvFinQA dev set)")
     report.add_argument(
         "--predictions",
@@ -152,7 +167,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="prediction file; repeat for several (default: the bundled claude-sonnet-4-6 run)",
     )
-    report.add_argument("--template", default="01-overview", help="template name under notebooks/")
+    report.add_argument("--template", default="01-overview", help="template name under notebooks/ (listed below)")
+    report.add_argument(
+        "-p",
+        "--parameters",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        dest="params",
+        help="set a parameter of the template (repeatable), its value read as the type the template declares "
+        "(int, float, bool, str), as papermill's -p: -p n_boot=200 -p system_a=NAME; "
+        "'papermill --help-notebook notebooks/TEMPLATE.ipynb' lists them",
+    )
     report.add_argument("--out", type=Path, default=None, help="output directory (default: reports/<template>/)")
     report.add_argument(
         "--config",
@@ -173,7 +199,6 @@ def _version() -> str:
     try:
         return version("workbench")
     except PackageNotFoundError:  # pragma: no cover - run from a source tree that was never installed
-
         return __version__
 
 
@@ -243,7 +268,6 @@ def _annotations(args: argparse.Namespace) -> int:
     if not path.exists():
         raise UsageError(f"no annotation store at {path}. Fix: give --store, or import or annotate first")
     if args.action == "recover":
-
         done = recover_store(path, args.dir)
         lost = f" (event ids {done.missing_ids})" if done.missing_ids else ""
         _say(
@@ -311,7 +335,6 @@ def _grade(args: argparse.Namespace) -> int:
             shown = ", ".join(f"{name} {p['accuracy']:.1%}" for name, p in policies.items())
             _say(f"  by policy: {shown}")
     if run.checks.height:
-
         shown = ", ".join(
             f"{category} {n}" for category, n in flag_counts(run.checks).select("category", "n_turns").iter_rows()
         )
@@ -329,31 +352,157 @@ def _split_files(dataset: str | None, files: list[str]) -> tuple[str | None, lis
     return files[0], files[1:]
 
 
+def _template_description(path: Path) -> str:
+    """One line on what a template shows: its notebook metadata's ``description`` when set, else
+    the first level-1 heading of its markdown cells (``# Compare systems``), else the first
+    sentence of its first markdown cell; ``""`` when it has none of these."""
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        described = notebook.get("metadata", {}).get("description")
+        texts = [
+            "".join(cell["source"]) if isinstance(cell["source"], list) else str(cell["source"])
+            for cell in notebook.get("cells", [])
+            if isinstance(cell, dict) and cell.get("cell_type") == "markdown" and "source" in cell
+        ]
+    except (OSError, ValueError, AttributeError, TypeError):
+        return ""
+    if isinstance(described, str) and described.strip():
+        return " ".join(described.split())
+    for text in texts:
+        for line in text.splitlines():
+            if line.startswith("# "):
+                return line.removeprefix("# ").strip()
+    first = " ".join(texts[0].split()) if texts else ""
+    return first.split(". ")[0].lstrip("#").strip()
+
+
+def _templates_epilog() -> str:
+    """The templates under ``notebooks/``, one line each, for ``workbench report --help``."""
+    paths = sorted((project_root() / "notebooks").glob("*.ipynb"))
+    if not paths:
+        return "templates: none found under notebooks/"
+    width = max(len(p.stem) for p in paths)
+    lines = []
+    for path in paths:
+        note = (
+            " (interactive: open it in JupyterLab or Voila, not a batch report)"
+            if path.stem in INTERACTIVE_TEMPLATES
+            else ""
+        )
+        lines.append(f"  {path.stem:<{width}}  {_template_description(path) or 'a notebook template'}{note}")
+    return "templates (--template NAME):\n" + "\n".join(lines)
+
+
+#: What a ``-p`` value must look like, per declared type: (the type's name in a message, an example).
+_TYPE_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false"}
+_TRUE, _FALSE = {"true", "yes", "1"}, {"false", "no", "0"}
+
+
+def _papermill_value(text: str) -> Any:
+    """A value as papermill's ``-p`` reads it when the parameter declares no type."""
+    if text in ("True", "False"):
+        return text == "True"
+    if text == "None":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _typed_value(template: str, name: str, text: str, declared: str | None, default: str) -> Any:
+    """``text`` read as the type the template declares for ``name`` (papermill's reading when none).
+
+    Raises
+    ------
+    UsageError
+        When the text is not of that type; the message shows the template's default as an example.
+    """
+    try:
+        if declared == "int":
+            return int(text)
+        if declared == "float":
+            return float(text)
+        if declared == "bool":
+            if text.strip().lower() in _TRUE | _FALSE:
+                return text.strip().lower() in _TRUE
+            raise ValueError(text)
+    except ValueError:
+        raise UsageError(
+            f"parameter {name} of {template} is {_TYPE_WORDS[declared]} ({declared}), got {text!r}. "
+            f"Fix: write e.g. -p {name}={default}"
+        ) from None
+    if declared == "str":
+        return text
+    return _papermill_value(text)
+
+
+def _template_values(template: str, given: Sequence[str]) -> dict[str, Any]:
+    """The ``-p NAME=VALUE`` options as the template's parameters, each checked against the
+    template's ``parameters`` cell (name, then declared type).
+
+    Raises
+    ------
+    UsageError
+        For a malformed option, a name the template does not declare (naming those it
+        does), a name given twice, or a value that is not of the declared type.
+    """
+    if not given:
+        return {}
+    path = template_path(template)
+    known = template_parameters(path)
+    values: dict[str, Any] = {}
+    for item in given:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise UsageError(f"-p {item!r} is not NAME=VALUE. Fix: write e.g. -p n_boot=200")
+        if name not in known:
+            raise UsageError(f"template {path.stem} has no parameter {name!r}. Fix: use one of {', '.join(known)}")
+        if name in values:
+            raise UsageError(f"-p {name} was given twice. Fix: give each parameter once")
+        spec = known[name]
+        values[name] = _typed_value(path.stem, name, text, spec.get("inferred_type_name"), str(spec.get("default")))
+    return values
+
+
+#: ``workbench report`` options that set a template parameter of their own.
+_INPUT_OPTIONS = {"dataset": "--dataset", "predictions": "--predictions", "systems": "--system", "column_map": "--map"}
+
+
 def _report(args: argparse.Namespace) -> int:
 
     if args.config is not None:
-        given = [name for name in ("dataset", "predictions", "system", "maps", "out") if getattr(args, name)]
+        options = {"dataset": "--dataset", "predictions": "--predictions", "system": "--system", "maps": "--map"}
+        given = [flag for name, flag in {**options, "out": "--out", "params": "-p"}.items() if getattr(args, name)]
         if given or args.template != "01-overview":
             raise UsageError(
-                f"--config was given with {', '.join('--' + n for n in given) or '--template'}. "
-                "Fix: put those settings in the YAML file, or drop --config"
+                f"--config was given with {', '.join(given) or '--template'}. "
+                "Fix: put those settings in the YAML file (template parameters under 'parameters:'), or drop --config"
             )
         jobs = load_batch(args.config)
     else:
         check_batch_template(args.template)
         if args.out is not None:
             check_output_folder(args.out)
-        # resolve() validates counts and paths before the kernel starts.
-        resolve(dataset=args.dataset, predictions=args.predictions, systems=args.system, column_map=args.maps)
         # lists, not ';'-joined texts: a file or system named 'a;b' stays one; run_template
         # takes relative paths from this (the caller's) folder
-        parameters = {
+        inputs = {
             "dataset": args.dataset,
             "predictions": list(args.predictions),
             "systems": list(args.system),
             "column_map": list(args.maps),
         }
-        jobs = [ReportJob(args.template, {k: v for k, v in parameters.items() if v}, args.out)]
+        parameters: dict[str, Any] = {k: v for k, v in inputs.items() if v}
+        for name, value in _template_values(args.template, args.params).items():
+            if name in parameters:
+                raise UsageError(f"{name} was given twice, with {_INPUT_OPTIONS[name]} and with -p. Fix: give it once")
+            parameters[name] = value
+        # resolve() validates counts and paths before the kernel starts.
+        resolve(**{k: v for k, v in parameters.items() if k in _INPUT_OPTIONS and isinstance(v, str | list)})
+        jobs = [ReportJob(args.template, parameters, args.out)]
     failures = 0
     graded_sets: dict[str, Path] = {}  # each input set of the batch is graded once
     for index, job in enumerate(jobs, start=1):
