@@ -10,15 +10,28 @@ error type, and grader disagreement. :func:`long_slices` stacks them into one lo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
 
-from workbench.analysis.stats import slice_intervals
+from workbench.analysis.stats import MIN_GROUP_N, slice_intervals
 from workbench.errors import UsageError
 
-__all__ = ["Slice", "SLICES", "OVERALL", "slice_labels", "long_slices", "slice_accuracy", "group_order", "in_group"]
+__all__ = [
+    "Slice",
+    "SLICES",
+    "OVERALL",
+    "MIN_GROUP_N",
+    "slice_labels",
+    "long_slices",
+    "slice_accuracy",
+    "group_order",
+    "in_reading_order",
+    "slice_title",
+    "plain_label",
+    "in_group",
+]
 
 OVERALL = "overall"
 
@@ -39,6 +52,9 @@ class Slice:
         One sentence for reports.
     numeric
         Whether the labels are numbers (ordered as numbers in tables and plots).
+    order
+        The reading order of a category slice's known labels (``type 1`` before ``type 2``);
+        empty when the groups are read largest first (see :func:`group_order`).
     """
 
     name: str
@@ -46,6 +62,7 @@ class Slice:
     expr: pl.Expr
     description: str
     numeric: bool = False
+    order: tuple[str, ...] = ()
 
 
 def _text(column: str) -> pl.Expr:
@@ -77,15 +94,17 @@ SLICES: dict[str, Slice] = {
         Slice("n_turns", "Number of turns", _text("n_turns").fill_null("n/a"), "Length of the conversation.", True),
         Slice(
             "type2",
-            "Type-2 conversation",
+            "Conversation type",
             _flag("has_type2_question", "type 2", "type 1"),
-            "Type 2 conversations join two original FinQA questions; type 1 conversations decompose one.",
+            "Type 1 conversations break one original FinQA question into turns; type 2 join two.",
+            order=("type 1", "type 2", "n/a"),
         ),
         Slice(
             "qa_split",
             "Question half",
             _flag("qa_split", "second question", "first question"),
-            "In a type-2 conversation, whether the turn belongs to the first or the second original question.",
+            "In a conversation that joins two questions, whether the turn belongs to the first or the second.",
+            order=("first question", "second question", "n/a"),
         ),
         Slice(
             "dependency_distance",
@@ -117,6 +136,7 @@ SLICES: dict[str, Slice] = {
             "Grader disagreement",
             _flag("graders_disagree", "policies disagree", "policies agree"),
             "Whether the named grading policies give this turn different verdicts.",
+            order=("policies agree", "policies disagree", "n/a"),
         ),
     )
 }
@@ -177,18 +197,105 @@ def long_slices(turns: pl.DataFrame, names: Sequence[str] | None = None, *, over
     return labels.unpivot(index=keys, on=chosen, variable_name="slice", value_name="group")
 
 
-def group_order(slice_name: str, groups: Sequence[str]) -> list[str]:
-    """Groups in reading order: numbers ascending for numeric slices, as given otherwise.
+def _as_number(label: str) -> int | None:
+    stripped = label[1:] if label.startswith("-") else label
+    return int(label) if stripped.isdigit() else None
+
+
+def group_order(slice_name: str, groups: Sequence[str], sizes: Mapping[str, int] | None = None) -> list[str]:
+    """The groups of a slice in reading order: the one order of every table and plot.
+
+    - numeric slices (turn index, number of turns, dependency distance): numbers ascending
+      (``10`` after ``9``), then any label that is not a number (``n/a``) by name;
+    - slices with a defined order (:attr:`Slice.order`, e.g. ``type 1``, ``type 2``): that
+      order, then any other label as below;
+    - every other slice (operation, answer format, data-quality flag, ...): largest group
+      first by ``sizes`` (turns per group), ties by name; without ``sizes``, in the order given
+      (a caller that already sorted them, e.g. by failed turns).
 
     Examples
     --------
-    >>> group_order("turn_index", ["10", "2", "0"])
-    ['0', '2', '10']
+    >>> group_order("turn_index", ["10", "2", "0", "9"])
+    ['0', '2', '9', '10']
+    >>> group_order("operation", ["divide", "add", "lookup"], {"divide": 5, "add": 2, "lookup": 5})
+    ['divide', 'lookup', 'add']
+    >>> group_order("type2", ["type 2", "type 1"], {"type 2": 9, "type 1": 1})
+    ['type 1', 'type 2']
     """
     spec = SLICES.get(slice_name)
+    unique = list(dict.fromkeys(groups))
     if spec is not None and spec.numeric:
-        return sorted(groups, key=lambda g: (not g.lstrip("-").isdigit(), int(g) if g.lstrip("-").isdigit() else 0, g))
-    return list(groups)
+        numbers = {g: _as_number(g) for g in unique}
+        return sorted(unique, key=lambda g: (numbers[g] is None, numbers[g] or 0, g))
+    known = [g for g in (spec.order if spec is not None else ()) if g in unique]
+    rest = [g for g in unique if g not in known]
+    if sizes is None:
+        return known + rest
+    return known + sorted(rest, key=lambda g: (-sizes.get(g, 0), g))
+
+
+def slice_title(slice_name: str) -> str:
+    """How pages name a slice (:attr:`Slice.title`; ``Overall`` for the overall figure, the name otherwise).
+
+    Examples
+    --------
+    >>> slice_title("n_turns"), slice_title("overall"), slice_title("turn_execution_accuracy")
+    ('Number of turns', 'Overall', 'turn_execution_accuracy')
+    """
+    if slice_name == OVERALL:
+        return "Overall"
+    spec = SLICES.get(slice_name)
+    return spec.title if spec is not None else slice_name
+
+
+def plain_label(label: str) -> str:
+    """A group label in words, as pages show it: ``missing_value`` reads ``missing value``.
+
+    Examples
+    --------
+    >>> plain_label("unit_inconsistency"), plain_label("type 2")
+    ('unit inconsistency', 'type 2')
+    """
+    return label.replace("_", " ")
+
+
+def in_reading_order(table: pl.DataFrame) -> pl.DataFrame:
+    """Rows of a per-group table (``slice``, ``group``, ``n_turns``; ``system`` optional) in
+    reading order: systems as they first appear, the overall figure first, then the slices as
+    they first appear (the order they were asked for), and the groups of each slice by
+    :func:`group_order` with sizes summed over the systems.
+
+    Examples
+    --------
+    >>> t = pl.DataFrame({"slice": ["turn_index"] * 3 + ["overall"], "group": ["5", "10", "2", "all"],
+    ...                   "n_turns": [3, 1, 9, 13]})
+    >>> in_reading_order(t)["group"].to_list()
+    ['all', '2', '5', '10']
+    """
+    if table.height == 0:
+        return table
+    sizes = table.group_by("slice", "group", maintain_order=True).agg(pl.col("n_turns").sum())
+    seen = list(dict.fromkeys(sizes["slice"].to_list()))
+    slice_rank = {name: i for i, name in enumerate(sorted(seen, key=lambda n: n != OVERALL))}
+    ranks: list[tuple[str, str, int, int]] = []
+    for (name,), part in sizes.partition_by("slice", as_dict=True, maintain_order=True).items():
+        counts = dict(part.select("group", "n_turns").iter_rows())
+        for i, group in enumerate(group_order(str(name), list(counts), counts)):
+            ranks.append((str(name), group, slice_rank[str(name)], i))
+    order = pl.DataFrame(
+        ranks,
+        schema={"slice": pl.String, "group": pl.String, "_slice_rank": pl.Int64, "_group_rank": pl.Int64},
+        orient="row",
+    )
+    by = ["_slice_rank", "_group_rank"]
+    ranked = table.join(order, on=["slice", "group"], how="left", maintain_order="left")
+    if "system" in table.columns:
+        systems = table.get_column("system").unique(maintain_order=True)
+        ranked = ranked.join(
+            pl.DataFrame({"system": systems, "_system_rank": range(systems.len())}), on="system", how="left"
+        )
+        by = ["_system_rank", *by]
+    return ranked.sort(by, maintain_order=True).drop(by)
 
 
 def in_group(slice_name: str, group: str) -> pl.Expr:
@@ -218,22 +325,35 @@ def slice_accuracy(
     conversation (see :func:`workbench.analysis.stats.slice_intervals`).
 
     By default every slice except the error type (whose groups are outcomes). Columns:
-    ``system, slice, group, n_turns, n_correct, n_conversations, accuracy, low, high``
-    (``low``/``high`` null without ``intervals``).
+    ``system, slice, group, n_turns, n_correct, n_conversations, accuracy, low, high,
+    too_small`` (``low``/``high`` null without ``intervals``); ``too_small`` is true for a
+    group of fewer than :data:`MIN_GROUP_N` turns, whose accuracy a report must mark and not
+    read as a finding. Rows in reading order (:func:`in_reading_order`): turn 10 after turn 9.
+
+    Examples
+    --------
+    >>> t = pl.DataFrame({"system": "s", "record_id": [f"r{i % 30}" for i in range(60)],
+    ...                   "turn": [i // 30 + 9 * (i >= 55) for i in range(60)], "correct": [i % 3 > 0 for i in range(60)],
+    ...                   "program_correct": None})
+    >>> out = slice_accuracy(t, ["turn_index"], n_boot=50)
+    >>> out.select("group", "n_turns", "too_small").rows()
+    [('all', 60, False), ('0', 30, False), ('1', 25, False), ('10', 5, True)]
     """
 
     chosen = _names(names, outcomes=names is not None)
     long = long_slices(turns, chosen)
     if intervals:
-        return slice_intervals(long, value=value, n_boot=n_boot, level=level, seed=seed)
-    outcome = pl.col(value).fill_null(False)
-    return (
-        long.group_by("system", "slice", "group", maintain_order=True)
-        .agg(
-            pl.len().alias("n_turns"),
-            outcome.sum().alias("n_correct"),
-            pl.col("record_id").n_unique().alias("n_conversations"),
-            outcome.cast(pl.Float64).mean().alias("accuracy"),
+        table = slice_intervals(long, value=value, n_boot=n_boot, level=level, seed=seed)
+    else:
+        outcome = pl.col(value).fill_null(False)
+        table = (
+            long.group_by("system", "slice", "group", maintain_order=True)
+            .agg(
+                pl.len().cast(pl.Int64).alias("n_turns"),
+                outcome.sum().cast(pl.Int64).alias("n_correct"),
+                pl.col("record_id").n_unique().cast(pl.Int64).alias("n_conversations"),
+                outcome.cast(pl.Float64).mean().alias("accuracy"),
+            )
+            .with_columns(pl.lit(None, pl.Float64).alias("low"), pl.lit(None, pl.Float64).alias("high"))
         )
-        .with_columns(pl.lit(None, pl.Float64).alias("low"), pl.lit(None, pl.Float64).alias("high"))
-    )
+    return in_reading_order(table).with_columns((pl.col("n_turns") < MIN_GROUP_N).alias("too_small"))

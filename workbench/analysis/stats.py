@@ -27,7 +27,14 @@ from threadpoolctl import threadpool_limits
 
 from workbench.errors import UsageError
 
-__all__ = ["slice_intervals", "paired_comparison", "mcnemar_exact", "percentile_interval"]
+__all__ = ["MIN_GROUP_N", "slice_intervals", "paired_comparison", "mcnemar_exact", "percentile_interval"]
+
+#: The fewest turns a group needs before its accuracy (or a paired difference) is read as a
+#: finding. A smaller group still gets its n and interval, but tables and plots mark it as too
+#: small (``too_small``), draw it hollow and grey, and leave it out of an axis's range: one
+#: turn at 0% or four at 100% say little. The one definition, re-exported by
+#: :mod:`workbench.analysis.slices`.
+MIN_GROUP_N = 20
 
 _KEYS = ("system", "record_id", "turn", "slice", "group")
 _TURN_KEYS = ["record_id", "turn", "slice", "group"]
@@ -370,8 +377,10 @@ def paired_comparison(
         mcnemar_p, n_unpaired``. ``a_only`` counts paired turns a got right and b wrong;
         ``mcnemar_p`` is :func:`mcnemar_exact` of ``a_only`` and ``b_only``. Accuracies and
         difference are null for a group without paired turns; ``low``/``high`` are null
-        with fewer than 2 paired conversations. Sorted by slice (first appearance), then
-        by descending ``n_turns`` and ``group``.
+        with fewer than 2 paired conversations; ``too_small`` is true with fewer than
+        :data:`MIN_GROUP_N` paired turns. Sorted by slice (first appearance), then by
+        descending ``n_turns`` and ``group`` (reading order:
+        :func:`workbench.analysis.slices.in_reading_order`).
 
     Raises
     ------
@@ -456,7 +465,9 @@ def paired_comparison(
         "b_only",
         "mcnemar_p",
         "n_unpaired",
+        "too_small",
     ]
+    table = table.with_columns((pl.col("n_turns") < MIN_GROUP_N).alias("too_small"))
     return _ordered(table, frame, ["slice"]).select(columns)
 
 

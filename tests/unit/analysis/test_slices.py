@@ -5,7 +5,16 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from workbench.analysis.slices import SLICES, group_order, in_group, long_slices, slice_accuracy, slice_labels
+from workbench.analysis.slices import (
+    MIN_GROUP_N,
+    SLICES,
+    group_order,
+    in_group,
+    in_reading_order,
+    long_slices,
+    slice_accuracy,
+    slice_labels,
+)
 from workbench.errors import UsageError
 from workbench.pipeline.run import Run
 
@@ -69,4 +78,43 @@ def test_unknown_slice_is_refused() -> None:
 
 def test_numeric_groups_in_numeric_order() -> None:
     assert group_order("dependency_distance", ["3", "10", "0"]) == ["0", "3", "10"]
-    assert group_order("operation", ["divide", "add"]) == ["divide", "add"]
+    assert group_order("turn_index", [str(t) for t in range(12)][::-1]) == [str(t) for t in range(12)]
+    assert group_order("n_turns", ["n/a", "9", "10"]) == ["9", "10", "n/a"]  # labels that are not numbers last
+
+
+def test_category_groups_largest_first_or_in_their_defined_order() -> None:
+    assert group_order("operation", ["divide", "add"]) == ["divide", "add"]  # as given without sizes
+    sizes = {"lookup": 90, "divide": 400, "add": 90, "exp": 2}
+    assert group_order("operation", list(sizes), sizes) == ["divide", "add", "lookup", "exp"]  # ties by name
+    assert group_order("type2", ["type 2", "type 1"], {"type 2": 900, "type 1": 10}) == ["type 1", "type 2"]
+
+
+def test_slice_table_in_reading_order_with_small_groups_marked(two_dev_runs: Run) -> None:
+    table = slice_accuracy(two_dev_runs.turns, ["turn_index", "operation", "type2"], n_boot=50, seed=0)
+    assert table.columns[-1] == "too_small"
+    assert (table["too_small"] == (table["n_turns"] < MIN_GROUP_N)).all()
+    for system in ("claude 06-35", "claude 12-48"):
+        part = table.filter(pl.col("system") == system)
+        assert part["slice"].unique(maintain_order=True).to_list() == ["overall", "turn_index", "operation", "type2"]
+        turns = part.filter(pl.col("slice") == "turn_index")
+        assert turns["group"].to_list() == [str(t) for t in range(turns.height)]  # 0, 1, 2, ... not by size
+        # the turn-7 group is one turn of one conversation: marked, not a finding
+        last = turns.row(-1, named=True)
+        assert (last["group"], last["n_turns"], last["too_small"]) == ("7", 1, True)
+        ops = part.filter(pl.col("slice") == "operation")
+        assert ops["n_turns"].to_list() == sorted(ops["n_turns"].to_list(), reverse=True)
+        assert part.filter(pl.col("slice") == "type2")["group"].to_list() == ["type 1", "type 2"]
+    assert table["system"].unique(maintain_order=True).to_list() == ["claude 06-35", "claude 12-48"]
+
+
+def test_reading_order_is_the_same_whatever_order_the_rows_come_in(two_dev_runs: Run) -> None:
+    table = slice_accuracy(two_dev_runs.turns, intervals=False)
+    again = in_reading_order(table.sample(fraction=1.0, shuffle=True, seed=5))
+    assert again["slice"][0] == "overall"  # the overall figure first, whatever came first
+
+    def groups(frame: pl.DataFrame) -> dict[tuple[str, str], list[str]]:
+        return {
+            key: part["group"].to_list() for key, part in frame.partition_by("system", "slice", as_dict=True).items()
+        }
+
+    assert groups(again) == groups(table)

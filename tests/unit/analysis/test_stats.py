@@ -16,7 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.analysis.stats import mcnemar_exact, paired_comparison, percentile_interval, slice_intervals
+from workbench.analysis.stats import (
+    MIN_GROUP_N,
+    mcnemar_exact,
+    paired_comparison,
+    percentile_interval,
+    slice_intervals,
+)
 from workbench.errors import UsageError
 
 # --------------------------------------------------------------------------- builders
@@ -438,3 +444,17 @@ def test_paired_errors() -> None:
         paired_comparison(long.drop("correct"), "a", "b")
     with pytest.raises(UsageError, match="level"):
         paired_comparison(long, "a", "b", level=95)
+
+
+def test_paired_groups_under_the_minimum_are_marked_too_small() -> None:
+    rng = np.random.default_rng(11)
+    a = turns_frame("a", [list(rng.random(3) < 0.8) for _ in range(40)])
+    b = turns_frame("b", [list(rng.random(3) < 0.7) for _ in range(40)])
+    # turn 2 of the first 6 conversations only: 6 paired turns, under MIN_GROUP_N
+    group = pl.when((pl.col("turn") == 2) & (pl.col("record_id").str.slice(1).cast(pl.Int64) < 6))
+    long = to_long(pl.concat([a, b]), {"few": group.then(pl.lit("few")).otherwise(pl.lit("many"))})
+    out = paired_comparison(long, "a", "b", n_boot=100)
+    assert out.columns[-1] == "too_small"
+    marks = {row["group"]: (row["n_turns"], row["too_small"]) for row in out.iter_rows(named=True)}
+    assert marks == {"all": (120, False), "many": (114, False), "few": (6, True)}
+    assert MIN_GROUP_N == 20

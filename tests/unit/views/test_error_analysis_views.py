@@ -21,12 +21,14 @@ def by_slice(two_dev_runs: Run) -> pl.DataFrame:
 
 def test_slice_plot_has_interval_bars_around_each_accuracy(by_slice: pl.DataFrame) -> None:
     fig = plots.slice_accuracy(by_slice, "operation")
-    assert len(fig.data) == 2  # one trace per system
+    assert {trace.legendgroup for trace in fig.data} == set(by_slice["system"].to_list())  # traces per system
     for trace in fig.data:
-        part = by_slice.filter((pl.col("system") == trace.name) & (pl.col("slice") == "operation"))
+        part = by_slice.filter((pl.col("system") == trace.legendgroup) & (pl.col("slice") == "operation"))
         expected = dict(part.select("group", "accuracy").iter_rows())
-        for x, y, plus, minus in zip(trace.x, trace.y, trace.error_y.array, trace.error_y.arrayminus, strict=True):
-            assert y == pytest.approx(expected[x])
+        for x, (accuracy, *_), plus, minus in zip(
+            trace.x, trace.customdata, trace.error_y.array, trace.error_y.arrayminus, strict=True
+        ):
+            assert accuracy == pytest.approx(expected[x])
             assert plus >= 0 and minus >= 0
     turn_fig = plots.slice_accuracy(by_slice, "turn_index")
     assert list(turn_fig.data[0].x)[:3] == ["0", "1", "2"]  # numeric order, drawn as lines
