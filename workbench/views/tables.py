@@ -5,32 +5,48 @@ renderer (:mod:`workbench.views.html`), so a model output or question containing
 as text. Functions take polars frames and return :class:`HtmlBlock`, which Jupyter displays
 and the report renderer embeds.
 
-The markup carries no script. A table made with ``sortable=True`` is marked
-``data-wb-sortable`` and its numeric cells hold the unformatted number in ``data-value``;
-the offline report (:func:`workbench.report.runner.render_html`) adds a search box and
-click-to-sort headers to such tables from one script at the end of the page. In Jupyter
-the same markup shows as a plain table.
+Column headers are plain words (:data:`LABELS`, the one mapping from column names to labels);
+numbers are formatted as :mod:`workbench.analysis.formats` formats them (counts with separators,
+rates as percents with one decimal, differences in points) while each numeric cell keeps the
+unformatted number in ``data-value`` for sorting. A cell longer than :data:`SHORT_CHARS`
+characters shows its beginning, with the whole text one click away (``<details>``).
+
+The markup carries no script. A table made with ``sortable=True``, or longer than
+:data:`GRID_ROWS` rows, is marked ``data-wb-sortable``; the offline report
+(:func:`workbench.report.runner.render_html`) makes such tables a data grid from one script at
+the end of the page (``static/sortable.js``): a search box, click-to-sort headers, pages of
+10/25/50/100/all rows with one count ("Showing 1–25 of 84 rows"), the first columns that name a
+row kept in view when the table scrolls sideways. The failed-turns tables also carry the detail
+of each turn (:mod:`workbench.views.turn_detail`): a click on a row opens a panel with its
+document, conversation, programs and traces, the grader's reason, the policies and the flags. In
+Jupyter the same markup shows as a plain table.
 """
 
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from workbench.analysis.comparison import _with_interval
+from workbench.analysis import formats
 from workbench.analysis.comparison import systems_table as systems_layout
-from workbench.analysis.metrics import HEADLINE_METRICS
+from workbench.analysis.metrics import HEADLINE_METRICS, MetricSpec
 from workbench.analysis.slices import SLICES, group_order
 from workbench.grading.policies import POLICIES
-from workbench.views.html import macro
+from workbench.views.html import Markup, macro
+from workbench.views.turn_detail import detail_script, turn_key
 
 if TYPE_CHECKING:
     from workbench.pipeline.run import Run
 
 __all__ = [
     "HtmlBlock",
+    "LABELS",
+    "label",
     "html_table",
     "headline",
     "failed_turns",
@@ -65,8 +81,46 @@ class HtmlBlock:
         return f"HtmlBlock({len(self.markup)} characters)"
 
 
-#: Characters of a turn's raw output shown in the failed-turns tables (longer ones end in "…").
-RAW_OUTPUT_CHARS = 300
+#: A text cell longer than this shows its first characters and "…"; the whole text is a click away.
+SHORT_CHARS = 60
+
+#: A table of more rows than this is a data grid (search, sort, pages) in the offline report.
+GRID_ROWS = 15
+
+#: How a column of the package's tables is headed in a page: the one mapping from column names
+#: to plain words (a column not listed keeps its name).
+LABELS: dict[str, str] = {
+    "record_id": "record id",
+    "gold_answer": "gold answer",
+    "gold_executed": "gold (executed)",
+    "gold_program": "gold program",
+    "predicted_answer": "predicted answer",
+    "predicted_program": "predicted program",
+    "answer": "answer graded",
+    "raw_output": "raw output",
+    "detail": "grader's detail",
+    "error_type": "error type",
+    "dq_category": "data-quality flag",
+    "dq_confidence": "flag confidence",
+    "n_turns": "turns",
+    "n_correct": "correct",
+    "n_conversations": "conversations",
+    "n_flags": "flags",
+    "source_file": "file",
+    "source_location": "where in the file",
+    "why": "why not graded",
+}
+
+
+def label(column: str) -> str:
+    """The plain label of ``column`` (:data:`LABELS`).
+
+    Examples
+    --------
+    >>> label("predicted_answer"), label("n_conversations"), label("turn")
+    ('predicted answer', 'conversations', 'turn')
+    """
+    return LABELS.get(column, column)
 
 
 def _data_value(value: float) -> str:
@@ -78,17 +132,20 @@ def _data_value(value: float) -> str:
     return repr(value)
 
 
-def _cell(value: Any) -> tuple[str, str, str]:
-    """A cell as the table macro takes it: ``(kind, text, data-value)``."""
+def _cell(value: Any, shown: Callable[[Any], str] | None = None) -> tuple[str, str, str]:
+    """A cell as the table macro takes it: ``(kind, text, data-value)``; ``shown`` formats a number."""
     if value is None:
         return ("null", "", "")
     if isinstance(value, bool):
         return ("text", "yes" if value else "no", "")
     if isinstance(value, float):
-        return ("num", f"{value:.4g}", _data_value(value))
+        return ("num", shown(value) if shown else f"{value:.4g}", _data_value(value))
     if isinstance(value, int):
-        return ("num", str(value), _data_value(value))
-    return ("text", str(value), "")
+        return ("num", shown(value) if shown else formats.count(value), _data_value(value))
+    text = str(value)
+    if len(text) > SHORT_CHARS:
+        return ("long", text[:SHORT_CHARS].rstrip() + "…", text)
+    return ("text", text, "")
 
 
 def html_table(
@@ -98,47 +155,89 @@ def html_table(
     css_class: str = "wb-table",
     max_rows: int | None = None,
     sortable: bool = False,
+    formats_by_column: Mapping[str, Callable[[Any], str]] | None = None,
+    keys: int = 0,
+    row_keys: Sequence[str] | None = None,
+    details: Markup | str = "",
 ) -> HtmlBlock:
     """Render a frame as an escaped HTML table.
 
     Parameters
     ----------
     frame
-        The rows to show, in order.
+        The rows to show, in order. Column names are shown through :func:`label`.
     caption
         The table's caption (escaped).
     css_class
         The ``class`` attribute of the table (escaped).
     max_rows
-        Show at most this many rows, with a note saying how many there are.
+        Put at most this many rows in the page, with a note saying how many there are
+        (None: every row; the page's grid shows them a page at a time).
     sortable
-        Mark the table ``data-wb-sortable``: the offline report gives it a search box and
-        sortable headers. Numeric cells always carry their number in ``data-value``.
+        Mark the table ``data-wb-sortable``: the offline report makes it a data grid (search,
+        sort, pages). A table of more than :data:`GRID_ROWS` rows is marked anyway. Numeric
+        cells always carry their number in ``data-value``.
+    formats_by_column
+        How to show the numbers of some columns (e.g. :func:`workbench.analysis.formats.percent`);
+        integers are counts with separators and other floats four significant digits by default.
+    keys
+        How many first columns name a row (kept in view when the table scrolls sideways).
+    row_keys
+        One turn key per row shown (:func:`workbench.views.turn_detail.turn_key`): a click on
+        the row opens that turn's detail.
+    details
+        The turns' detail data (:func:`workbench.views.turn_detail.detail_script`), placed after the table.
 
     Examples
     --------
     >>> html_table(pl.DataFrame({"a": ["<b>x</b>"]})).markup.count("&lt;b&gt;")
     1
-    >>> markup = html_table(pl.DataFrame({"n": [0.123456]}), sortable=True).markup
+    >>> markup = html_table(pl.DataFrame({"n": [0.123456], "n_turns": [1234]}), sortable=True).markup
     >>> "data-wb-sortable" in markup and '<td class="num" data-value="0.123456">0.1235</td>' in markup
+    True
+    >>> '<th scope="col">turns</th>' in markup and '<td class="num" data-value="1234">1,234</td>' in markup
     True
     """
     shown = frame if max_rows is None else frame.head(max_rows)
-    rows = [[_cell(v) for v in row] for row in shown.iter_rows()]
-    markup = macro("tables.html.j2", "table", shown.columns, rows, caption, css_class, sortable, max_rows, frame.height)
+    how = formats_by_column or {}
+    shown_by = [how.get(c) for c in shown.columns]
+    rows = [[_cell(v, f) for v, f in zip(row, shown_by, strict=True)] for row in shown.iter_rows()]
+    grid = sortable or frame.height > GRID_ROWS
+    markup = macro(
+        "tables.html.j2",
+        "table",
+        [label(c) for c in shown.columns],
+        rows,
+        caption,
+        css_class,
+        grid,
+        max_rows,
+        frame.height,
+        keys,
+        None if row_keys is None else list(row_keys)[: shown.height],
+        details,
+    )
     return HtmlBlock(str(markup))
 
 
-def headline(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
-    """Systems by headline metrics (the seed report's layout)."""
+def headline(summary: dict[str, dict[str, Any]], metrics: Sequence[MetricSpec] = HEADLINE_METRICS) -> HtmlBlock:
+    """Systems by headline metrics (the seed report's layout): ``metrics`` (by default
+    :data:`~workbench.analysis.metrics.HEADLINE_METRICS`), each as its spec displays it.
+
+    Examples
+    --------
+    >>> markup = headline({"s<1>": {"turn_execution_accuracy": 0.8304, "n_turns": 1490}})
+    >>> "s&lt;1&gt;" in markup.markup and "83.0%" in markup.markup
+    True
+    """
     rows = []
-    for system, metrics in summary.items():
+    for system, figures in summary.items():
         row: dict[str, Any] = {"system": system}
-        for spec in HEADLINE_METRICS:
-            row[spec.heading] = spec.display(metrics.get(spec.key))
+        for spec in metrics:
+            row[spec.heading] = spec.display(figures.get(spec.key))
         rows.append(row)
     frame = pl.DataFrame(rows, infer_schema_length=None)
-    return html_table(frame, caption="Headline metrics", css_class="wb-table wb-headline")
+    return html_table(frame, caption="Headline metrics", css_class="wb-table wb-headline", keys=1)
 
 
 def policy_comparison(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
@@ -155,11 +254,34 @@ def policy_comparison(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
     for system, metrics in summary.items():
         row: dict[str, Any] = {"system": system}
         for name, figures in metrics.get("policies", {}).items():
-            row[name] = f"{figures['accuracy']:.1%} ({figures['n_correct']}/{metrics['n_turns']})"
+            row[name] = (
+                f"{formats.percent(figures['accuracy'])} "
+                f"({formats.count(figures['n_correct'])}/{formats.count(metrics['n_turns'])})"
+            )
         rows.append(row)
     notes = "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())
     frame = pl.DataFrame(rows, infer_schema_length=None)
     return html_table(frame, caption=f"Turn accuracy by grading policy ({notes})", css_class="wb-table wb-policies")
+
+
+#: The columns of a failed-turns table, in reading order (those the turns have), the first three naming the turn.
+FAILED_COLUMNS = (
+    "system",
+    "record_id",
+    "turn",
+    "question",
+    "gold_answer",
+    "predicted_answer",
+    "answer",
+    "reason",
+    "error_type",
+    "dq_category",
+    "operation",
+    "gold_executed",
+    "predicted_program",
+    "detail",
+    "raw_output",
+)
 
 
 def _has_raw_output(turns: pl.DataFrame) -> bool:
@@ -167,40 +289,55 @@ def _has_raw_output(turns: pl.DataFrame) -> bool:
     return "raw_output" in turns.columns and turns["raw_output"].null_count() < turns.height
 
 
-def _failed_columns(turns: pl.DataFrame, *, raw_output: bool = False) -> pl.DataFrame:
-    """The columns a reader needs to judge a failed turn, in reading order; with
-    ``raw_output`` the model's raw output too, cut to :data:`RAW_OUTPUT_CHARS` characters."""
-    extra = [c for c in ("error_type", "dq_category") if c in turns.columns]
-    raw = pl.col("raw_output")
-    shortened = (
-        pl.when(raw.str.len_chars() > RAW_OUTPUT_CHARS)
-        .then(raw.str.slice(0, RAW_OUTPUT_CHARS) + "…")
-        .otherwise(raw)
-        .alias("raw output")
+def _failed_columns(turns: pl.DataFrame, *, raw_output: bool) -> pl.DataFrame:
+    """The columns a reader needs to judge a failed turn, in reading order (:data:`FAILED_COLUMNS`);
+    the raw output with ``raw_output``."""
+    wanted = [c for c in FAILED_COLUMNS if c in turns.columns and (c != "raw_output" or raw_output)]
+    return turns.select(pl.col(c).cast(pl.String) if c not in ("turn",) else pl.col(c) for c in wanted)
+
+
+def _turn_keys(rows: pl.DataFrame) -> list[str]:
+    system = rows["system"] if "system" in rows.columns else pl.Series([None] * rows.height)
+    return [turn_key(*row) for row in zip(system, rows["record_id"], rows["turn"], strict=True)]
+
+
+def _failed(run_or_turns: Run | pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``(turns, failed turns)`` of a run or of a bare turns table."""
+    turns = run_or_turns if isinstance(run_or_turns, pl.DataFrame) else run_or_turns.turns
+    return turns, turns.filter(~pl.col("correct"))
+
+
+def _failed_table(
+    rows: pl.DataFrame, *, caption: str, limit: int | None, details: Markup | str, raw_output: bool
+) -> HtmlBlock:
+    return html_table(
+        _failed_columns(rows, raw_output=raw_output),
+        caption=caption,
+        css_class="wb-table wb-failed",
+        max_rows=limit,
+        sortable=True,
+        keys=3,
+        row_keys=_turn_keys(rows),
+        details=details,
     )
-    return turns.select(
-        "system",
-        "record_id",
-        "turn",
-        "operation",
-        "question",
-        pl.col("gold_answer").alias("gold (display)"),
-        pl.col("gold_executed").alias("gold (executed)"),
-        "predicted_answer",
-        "predicted_program",
-        pl.col("answer").alias("answer graded"),
-        pl.col("reason").cast(pl.String),
-        *[pl.col(c).cast(pl.String) for c in extra],
-        "detail",
-        *([shortened] if raw_output else []),
-    )
 
 
-def failed_turns(turns: pl.DataFrame, *, limit: int = 2000) -> HtmlBlock:
-    """The failed turns with the grader's reason, as a sortable table.
+def failed_turns(run_or_turns: Run | pl.DataFrame, *, limit: int | None = None, details: bool = True) -> HtmlBlock:
+    """The failed turns with the grader's reason, as a data grid whose rows open each turn's detail.
 
-    When the turns carry raw model output, a ``raw output`` column shows its first
-    :data:`RAW_OUTPUT_CHARS` characters.
+    Parameters
+    ----------
+    run_or_turns
+        A :class:`~workbench.pipeline.run.Run` (the detail then shows each turn's document,
+        policies and flags with evidence) or a bare turns table.
+    limit
+        Put at most this many rows in the page (None: all; the page shows them a page at a time).
+    details
+        Put the turns' detail data in the page (``False``: another table of the same page already
+        holds it, e.g. a second drill-down of the same run; the page's panel reads every block).
+
+    Long cells (question, programs, the raw model output) show their beginning, the whole text a
+    click away; the detail panel shows everything (:mod:`workbench.views.turn_detail`).
 
     Examples
     --------
@@ -209,31 +346,44 @@ def failed_turns(turns: pl.DataFrame, *, limit: int = 2000) -> HtmlBlock:
     >>> turns = pl.DataFrame({**{c: ["a"] for c in names}, "turn": [3], "correct": [False],
     ...                       "raw_output": ["<i>" + "y" * 400]})
     >>> markup = failed_turns(turns).markup
-    >>> "data-wb-sortable" in markup and '<td class="num" data-value="3">3</td>' in markup
+    >>> "data-wb-sortable" in markup and '<td class="num wb-key" data-value="3">3</td>' in markup
     True
-    >>> "&lt;i&gt;" + "y" * 297 + "…" in markup and "y" * 298 not in markup
+    >>> "&lt;i&gt;" + "y" * 400 + "</div>" in markup and 'class="wb-turn-data"' in markup
     True
     """
-    wrong = turns.filter(~pl.col("correct"))
-    failed = _failed_columns(wrong, raw_output=_has_raw_output(wrong))
-    return html_table(
+    source, failed = _failed(run_or_turns)
+    shown = failed if limit is None else failed.head(limit)
+    return _failed_table(
         failed,
-        caption=f"Failed turns ({failed.height})",
-        css_class="wb-table wb-failed",
-        max_rows=limit,
-        sortable=True,
+        caption=f"Failed turns ({formats.count(failed.height)})",
+        limit=limit,
+        details=detail_script(run_or_turns, shown) if details else "",
+        raw_output=_has_raw_output(failed),
     )
 
 
+def _too_small_note(part: pl.DataFrame) -> pl.Expr:
+    if "too_small" not in part.columns:
+        return pl.lit(None, dtype=pl.String).alias("note")
+    return pl.when(pl.col("too_small")).then(pl.lit("too few turns to read")).otherwise(pl.lit("")).alias("note")
+
+
 def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock:
-    """Accuracy per slice group with its interval (``table`` from
-    :func:`workbench.analysis.slices.slice_accuracy`), one slice or all.
+    """Accuracy per slice group with n and its 95% interval (``table`` from
+    :func:`workbench.analysis.slices.slice_accuracy`), one slice or all, in the order given.
+
+    A group the table marks ``too_small`` (fewer turns than the minimum) says so in the ``note``
+    column: its accuracy is not a finding.
 
     Examples
     --------
-    >>> t = pl.DataFrame({"system": ["s"], "slice": ["operation"], "group": ["divide"], "n_turns": [4],
-    ...                   "n_correct": [3], "n_conversations": [2], "accuracy": [0.75], "low": [0.5], "high": [1.0]})
-    >>> "75.0% [50.0%, 100.0%]" in slice_table(t).markup
+    >>> t = pl.DataFrame({"system": ["s", "s"], "slice": ["operation"] * 2, "group": ["divide", "greater"],
+    ...                   "n_turns": [40, 4], "n_correct": [30, 4], "n_conversations": [20, 2],
+    ...                   "accuracy": [0.75, 1.0], "low": [0.5, 1.0], "high": [1.0, 1.0], "too_small": [False, True]})
+    >>> markup = slice_table(t).markup
+    >>> "75.0% [50.0%, 100.0%]" in markup and markup.count("too few turns to read") == 1
+    True
+    >>> '<th scope="col">conversations</th>' in slice_table(t.drop("too_small")).markup
     True
     """
 
@@ -246,11 +396,14 @@ def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock
         "n_correct",
         "n_conversations",
         pl.struct("accuracy", "low", "high")
-        .map_elements(lambda r: _with_interval(r["accuracy"], r["low"], r["high"]), return_dtype=pl.String)
+        .map_elements(lambda r: formats.interval(r["accuracy"], r["low"], r["high"]), return_dtype=pl.String)
         .alias("accuracy [95% interval]"),
+        _too_small_note(part),
     )
+    if shown["note"].fill_null("").eq("").all():
+        shown = shown.drop("note")
     title = SLICES[slice_name].title if slice_name in SLICES else "slice"
-    return html_table(shown, caption=f"Accuracy by {title.lower()}", css_class="wb-table wb-slices")
+    return html_table(shown, caption=f"Accuracy by {title.lower()}", css_class="wb-table wb-slices", keys=1)
 
 
 def flag_counts(counts: pl.DataFrame) -> HtmlBlock:
@@ -258,8 +411,8 @@ def flag_counts(counts: pl.DataFrame) -> HtmlBlock:
     return html_table(counts, caption="Data-quality flags per category", css_class="wb-table wb-flag-counts")
 
 
-def checks_table(checks: pl.DataFrame, *, limit: int = 500) -> HtmlBlock:
-    """Every data-quality flag with its evidence, most confident first, as a sortable table.
+def checks_table(checks: pl.DataFrame, *, limit: int | None = 500) -> HtmlBlock:
+    """Every data-quality flag with its evidence, most confident first, as a data grid.
 
     Examples
     --------
@@ -268,7 +421,7 @@ def checks_table(checks: pl.DataFrame, *, limit: int = 500) -> HtmlBlock:
     >>> markup = checks_table(flags).markup
     >>> "data-wb-sortable" in markup and markup.index("sign_inconsistency") < markup.index("mislabel")
     True
-    >>> "a &lt;b&gt;" in markup and '<td class="num" data-value="0.9">0.9</td>' in markup
+    >>> "a &lt;b&gt;" in markup and '<td class="num" data-value="0.9">0.90</td>' in markup
     True
     """
     shown = checks.sort("confidence", "record_id", "turn", descending=[True, False, False]).select(
@@ -276,19 +429,36 @@ def checks_table(checks: pl.DataFrame, *, limit: int = 500) -> HtmlBlock:
     )
     return html_table(
         shown,
-        caption=f"Data-quality flags ({checks.height})",
+        caption=f"Data-quality flags ({formats.count(checks.height)})",
         css_class="wb-table wb-checks",
         max_rows=limit,
         sortable=True,
+        formats_by_column={"confidence": lambda v: f"{v:.2f}"},
+        keys=2,
     )
 
 
-def drilldown(turns: pl.DataFrame, slice_name: str, *, limit: int = 25) -> HtmlBlock:
-    """Failed turns of each group of a slice, one collapsible section per group (largest
-    failure count first), so a reader can open the group a chart points at.
+#: Slices whose drill-down lists only some groups: (the groups listed, the sentence saying why).
+_DRILL_ONLY = {
+    "graders_disagree": (
+        ("policies disagree",),
+        "Only the failed turns on which the grading policies disagree are listed here: a turn every "
+        "policy grades wrong is a failure under any policy, and is in the failed-turns table.",
+    ),
+}
 
-    Each group's table is sortable and, when the turns carry raw model output, has the
-    same ``raw output`` column as :func:`failed_turns`.
+
+def drilldown(
+    run_or_turns: Run | pl.DataFrame, slice_name: str, *, limit: int | None = None, details: bool = True
+) -> HtmlBlock:
+    """Failed turns of each group of a slice, one collapsible section per group in the slice's
+    reading order (:func:`workbench.analysis.slices.group_order`), so a reader can open the group a
+    chart points at. Every failed turn of every group is there (``limit`` caps each group's rows
+    in the page), a page at a time; a click on a row opens the turn's detail (as in
+    :func:`failed_turns`; the detail data is in the page once for all groups, or not at all with
+    ``details=False``, when another table of the page holds it).
+
+    The grader-disagreement drill-down lists only the groups where the policies disagree, and says so.
 
     Examples
     --------
@@ -299,20 +469,30 @@ def drilldown(turns: pl.DataFrame, slice_name: str, *, limit: int = 25) -> HtmlB
     >>> markup = drilldown(turns, "operation").markup
     >>> markup.count("<details") == 2 and markup.count("data-wb-sortable") == 2
     True
+    >>> markup.count('class="wb-turn-data"')
+    1
     """
 
     spec = SLICES[slice_name]
-    failed = turns.filter(~pl.col("correct")).with_columns(spec.expr.alias("_group"))
+    _, failed = _failed(run_or_turns)
+    failed = failed.with_columns(spec.expr.alias("_group"))
+    only, note = _DRILL_ONLY.get(slice_name, (None, ""))
+    if only is not None:
+        failed = failed.filter(pl.col("_group").is_in(list(only)))
     sizes = failed.group_by("_group").len().sort("len", "_group", descending=[True, False])
-    order = sizes["_group"].to_list() if not spec.numeric else group_order(slice_name, sizes["_group"].to_list())
     counts = dict(sizes.iter_rows())
-    raw_output = _has_raw_output(failed)
+    order = group_order(slice_name, sizes["_group"].to_list())
     sections = []
+    shown = []
     for group in order:
-        rows = _failed_columns(failed.filter(pl.col("_group") == group), raw_output=raw_output)
-        table = html_table(rows, css_class="wb-table wb-failed", max_rows=limit, sortable=True)
-        sections.append((str(group), counts[group], table))
-    return HtmlBlock(str(macro("tables.html.j2", "drilldown", spec.title, sections)))
+        rows = failed.filter(pl.col("_group") == group).drop("_group")
+        shown.append(rows if limit is None else rows.head(limit))
+        table = _failed_table(rows, caption="", limit=limit, details="", raw_output=_has_raw_output(failed))
+        sections.append((str(group), formats.count(counts[group]), table))
+    data = detail_script(run_or_turns, pl.concat(shown)) if shown and details else ""
+    if only is not None and not sections:
+        note = f"The grading policies agree on every failed turn: none to list by {spec.title.lower()}."
+    return HtmlBlock(str(macro("tables.html.j2", "drilldown", spec.title, sections, note, data)))
 
 
 def systems_table(intervals: pl.DataFrame) -> HtmlBlock:
@@ -337,18 +517,24 @@ def paired_table(comparison: pl.DataFrame) -> HtmlBlock:
         pl.col("n_turns").alias("paired turns"),
         pl.col("accuracy_a").alias(f"acc. {a}"),
         pl.col("accuracy_b").alias(f"acc. {b}"),
-        pl.format(
-            "{} [{}, {}]",
-            (pl.col("difference") * 100).round(1),
-            (pl.col("low") * 100).round(1),
-            (pl.col("high") * 100).round(1),
-        ).alias("difference, points [95% interval]"),
+        pl.struct("difference", "low", "high")
+        .map_elements(
+            lambda r: f"{formats.points(r['difference'])} [{formats.points(r['low'])}, {formats.points(r['high'])}]",
+            return_dtype=pl.String,
+        )
+        .alias("difference [95% interval]"),
         pl.col("a_only").alias(f"only {a} right"),
         pl.col("b_only").alias(f"only {b} right"),
         pl.col("mcnemar_p").alias("McNemar p"),
         pl.col("n_unpaired").alias("unpaired turns"),
     )
-    return html_table(shown, caption=f"Paired comparison: {a} minus {b}", css_class="wb-table wb-paired")
+    return html_table(
+        shown,
+        caption=f"Paired comparison: {a} minus {b}",
+        css_class="wb-table wb-paired",
+        formats_by_column={f"acc. {a}": formats.percent, f"acc. {b}": formats.percent, "McNemar p": formats.p_value},
+        keys=2,
+    )
 
 
 def cleaning_effect(effect: pl.DataFrame, annotations: pl.DataFrame) -> HtmlBlock:
@@ -361,42 +547,77 @@ def cleaning_effect(effect: pl.DataFrame, annotations: pl.DataFrame) -> HtmlBloc
         "system",
         pl.col("turn_accuracy_before").alias("turn acc. before"),
         pl.col("turn_accuracy_after").alias("turn acc. after"),
-        pl.col("turn_change_points").round(2).alias("change (points)"),
+        (pl.col("turn_change_points") / 100).alias("change"),
         pl.col("conversation_accuracy_before").alias("conv. acc. before"),
         pl.col("conversation_accuracy_after").alias("conv. acc. after"),
         pl.col("n_changed").alias("verdicts changed"),
         pl.col("n_removed").alias("turns excluded"),
     )
+    rates = ("turn acc. before", "turn acc. after", "conv. acc. before", "conv. acc. after")
     caption = (
-        f"Scores before and after cleaning ({gold_level.height} gold annotations in force: "
-        f"{gold_level['corrected_answer'].is_not_null().sum()} corrected answers, "
-        f"{gold_level['exclude'].sum()} exclusions)"
+        f"Scores before and after cleaning ({formats.count(gold_level.height)} gold annotations in force: "
+        f"{formats.count(int(gold_level['corrected_answer'].is_not_null().sum()))} corrected answers, "
+        f"{formats.count(int(gold_level['exclude'].sum()))} exclusions)"
     )
-    return html_table(shown, caption=caption, css_class="wb-table wb-cleaning")
+    return html_table(
+        shown,
+        caption=caption,
+        css_class="wb-table wb-cleaning",
+        formats_by_column={**dict.fromkeys(rates, formats.percent), "change": formats.points},
+    )
+
+
+def _shown_path(path: Any) -> str:
+    """A path as a page shows it: relative to the current folder when inside it, else its folder's
+    and its own name, never the machine's absolute path.
+
+    Examples
+    --------
+    >>> _shown_path("data/dev.json"), _shown_path("/srv/x/reports/bundled.graded/turns.parquet")
+    ('data/dev.json', 'bundled.graded/turns.parquet')
+    """
+    text = os.fspath(path)
+    candidate = Path(text)
+    if not candidate.is_absolute():
+        return text
+    try:
+        return candidate.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return Path(*candidate.parts[-2:]).as_posix()
 
 
 def files_written(paths: dict[str, Any]) -> HtmlBlock:
-    """Say which graded tables were written, or that none were."""
-    written = [(str(k), str(v)) for k, v in paths.items()]
+    """Say which graded tables were written (paths relative to the current folder, or the folder's
+    name and the file's), or that none were."""
+    written = [(str(k), _shown_path(v)) for k, v in paths.items()]
     return HtmlBlock(str(macro("tables.html.j2", "files_written", written)))
 
 
 def unmatched_rows(unmatched: pl.DataFrame) -> pl.DataFrame:
     """The prediction rows that match no gold turn, with where they came from and why."""
-    return unmatched.select("system", "source_file", "source_location", "record_id", "turn", "why")
+    return unmatched.select(
+        "system",
+        pl.col("source_file").map_elements(_shown_path, return_dtype=pl.String),
+        "source_location",
+        "record_id",
+        "turn",
+        "why",
+    )
 
 
 def run_overview(run: Run) -> HtmlBlock:
     """What was graded: dataset, systems, counts, and any unmatched rows."""
-    unmatched = html_table(unmatched_rows(run.unmatched), max_rows=50) if run.unmatched.height else ""
+    unmatched = html_table(unmatched_rows(run.unmatched), max_rows=50, keys=1) if run.unmatched.height else ""
     markup = macro(
         "tables.html.j2",
         "run_overview",
-        str(run.gold.path),
+        _shown_path(run.gold.path),
         run.gold.layout,
-        run.gold.documents.height,
-        run.gold.turns.height,
-        [(str(path), system) for path, system in run.prediction_files],
+        None
+        if run.gold.turns["record_id"].n_unique() == run.gold.turns.height
+        else formats.count(run.gold.documents.height),
+        formats.count(run.gold.turns.height),
+        [(_shown_path(path), system) for path, system in run.prediction_files],
         run.graded.policy.name,
         run.unmatched.height,
         unmatched,

@@ -1,9 +1,14 @@
-"""Table markup without a browser: sortable tables, numeric ``data-value`` attributes, escaping of
-everything from the data (cells, headers, captions, attributes), and the raw-output column."""
+"""Table markup without a browser: data-grid tables, numeric ``data-value`` attributes, counts with
+separators, plain column labels, escaping of everything from the data (cells, headers, captions,
+attributes, row keys, the detail data), long cells shortened with the whole text a click away, and
+the failed-turns tables' detail data."""
 
 from __future__ import annotations
 
+import html
+import json
 import re
+from pathlib import Path
 
 import polars as pl
 from markupsafe import escape
@@ -13,7 +18,7 @@ from workbench.views import tables
 HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
 ESCAPED = str(escape(HOSTILE))  # as the renderer escapes (quotes as &#34; and &#39;)
 #: The attributes the table markup writes; anything else (``onerror``, ``src``) came from the data.
-OWN_ATTRIBUTES = {"class", "data-wb-sortable", "scope", "data-value"}
+OWN_ATTRIBUTES = {"class", "data-wb-sortable", "scope", "data-value", "data-wb-key", "type"}
 
 
 def _attribute_names(markup: str) -> set[str]:
@@ -58,7 +63,7 @@ def test_numeric_cells_carry_their_unformatted_value() -> None:
         }
     )
     markup = tables.html_table(frame).markup
-    assert '<td class="num" data-value="12345678">12345678</td>' in markup
+    assert '<td class="num" data-value="12345678">12,345,678</td>' in markup  # a count, with separators
     assert '<td class="num" data-value="-3">-3</td>' in markup
     assert '<td class="num" data-value="0.000123456789">0.0001235</td>' in markup  # shown rounded, sorted exact
     assert '<td class="num" data-value="Infinity">inf</td>' in markup
@@ -91,23 +96,28 @@ def test_headers_captions_and_attributes_from_the_data_are_escaped() -> None:
     assert "<script" not in markup and "<img" not in markup
     assert 'class="wb-table&#34; onclick=&#34;window.__pwned=4"' in markup
     assert f'<th scope="col">{escape(name)}</th>' in markup
-    assert f"<caption>{ESCAPED}</caption>" in markup and f"<td>{ESCAPED}</td>" in markup
-    assert _attribute_names(markup) == OWN_ATTRIBUTES  # the class value stayed one attribute
+    assert f"<caption>{ESCAPED}</caption>" in markup and f'<div class="wb-full">{ESCAPED}</div>' in markup
+    assert _attribute_names(markup) == {
+        "class",
+        "data-wb-sortable",
+        "scope",
+        "data-value",
+    }  # class stayed one attribute
 
 
-def test_failed_turns_are_sortable_and_show_raw_output_cut_and_escaped() -> None:
+def test_failed_turns_are_a_grid_with_raw_output_shortened_and_whole_a_click_away() -> None:
     long = HOSTILE + "x" * 400
     turns = _turns([long, None])
     markup = tables.failed_turns(turns).markup
     assert 'class="wb-table wb-failed" data-wb-sortable' in markup
-    assert '<th scope="col">raw output</th>' in markup
-    cut = long[: tables.RAW_OUTPUT_CHARS] + "…"
-    assert f"<td>{escape(cut)}</td>" in markup
-    assert "x" * (tables.RAW_OUTPUT_CHARS - len(HOSTILE) + 1) not in markup
-    assert '<td class="num" data-value="1">1</td>' in markup  # the turn column sorts numerically
-    assert "<script" not in markup and _attribute_names(markup) <= OWN_ATTRIBUTES
-    short = tables.failed_turns(_turns(["short <b>", None])).markup
-    assert "<td>short &lt;b&gt;</td>" in short and "…" not in short
+    assert '<th scope="col">raw output</th>' in markup and '<th scope="col" class="wb-key">record id</th>' in markup
+    short = escape(long[: tables.SHORT_CHARS].rstrip() + "…")
+    assert f'<td class="wb-long"><details><summary>{short}</summary><div class="wb-full">{escape(long)}</div>' in markup
+    assert '<td class="num wb-key" data-value="1">1</td>' in markup  # the turn column sorts numerically
+    assert "<script" not in markup.split('<script type="application/json" class="wb-turn-data">')[0]
+    assert _attribute_names(markup) <= OWN_ATTRIBUTES
+    plain = tables.failed_turns(_turns(["short <b>", None])).markup
+    assert "<td>short &lt;b&gt;</td>" in plain and "<details>" not in plain
 
 
 def test_failed_turns_have_no_raw_output_column_when_there_is_none() -> None:
@@ -115,11 +125,96 @@ def test_failed_turns_have_no_raw_output_column_when_there_is_none() -> None:
     assert "raw output" not in tables.failed_turns(_turns([None, None])).markup
 
 
-def test_drilldown_tables_are_sortable_with_the_same_columns_in_every_group() -> None:
+def test_failed_turns_show_every_row_by_default_and_say_when_a_limit_cut_them() -> None:
+    turns = _turns(n=40)
+    markup = tables.failed_turns(turns).markup
+    assert markup.count("<tr data-wb-key=") == 40 and "This page holds" not in markup
+    cut = tables.failed_turns(turns, limit=10).markup
+    assert cut.count("<tr data-wb-key=") == 10 and "This page holds the first 10 of 40 rows." in cut
+    assert "Failed turns (40)" in cut
+
+
+def _detail(markup: str) -> dict:
+    found = re.findall(r'<script type="application/json" class="wb-turn-data">(.*?)</script>', markup, re.S)
+    assert len(found) == 1
+    return json.loads(found[0])
+
+
+def test_each_row_names_its_turn_and_the_detail_data_is_script_safe() -> None:
+    turns = _turns([HOSTILE + "</script><script>x()</script>", None]).with_columns(
+        pl.Series("record_id", ['id "quoted" </script>', "r<1>"])
+    )
+    markup = tables.failed_turns(turns).markup
+    assert markup.count("</script>") == 1  # only the data block's own end
+    keys = re.findall(r'<tr data-wb-key="([^"]*)">', markup)
+    assert [json.loads(html.unescape(k)) for k in keys] == [
+        ["system 0", 'id "quoted" </script>', 0],
+        ["system 1", "r<1>", 1],
+    ]
+    data = _detail(markup)
+    first = data["turns"][html.unescape(keys[0])]
+    assert first["raw"] == HOSTILE + "</script><script>x()</script>" and first["record_id"] == 'id "quoted" </script>'
+    assert first["reason"] == "wrong_value" and first["policies"] == [] and data["docs"] == {}
+
+
+def test_drilldown_tables_are_grids_with_the_same_columns_in_every_group() -> None:
     turns = _turns([None, "only the second group has output"]).with_columns(pl.Series("operation", ["add", "divide"]))
     markup = tables.drilldown(turns, "operation").markup
-    assert markup.count("<details") == 2 and markup.count("data-wb-sortable") == 2
+    assert markup.count('<details class="wb-drill"') == 2 and markup.count("data-wb-sortable") == 2
     assert markup.count('<th scope="col">raw output</th>') == 2
+    assert len(_detail(markup)["turns"]) == 2  # once for both groups
+
+
+def test_drilldown_is_not_capped_and_counts_agree() -> None:
+    turns = _turns(n=60).with_columns(operation=pl.lit("divide"))
+    markup = tables.drilldown(turns, "operation").markup
+    assert "(60 failed turns)" in markup and markup.count("<tr data-wb-key=") == 60
+    assert "Showing" not in markup  # the one count is the page script's
+
+
+def test_grader_disagreement_drilldown_lists_only_the_turns_the_policies_disagree_on() -> None:
+    turns = _turns(n=3).with_columns(pl.Series("graders_disagree", [False, True, False]))
+    markup = tables.drilldown(turns, "graders_disagree").markup
+    assert "policies agree" not in markup and "<b>policies disagree</b> (1 failed turns)" in markup
+    assert "Only the failed turns on which the grading policies disagree are listed" in markup
+    none = tables.drilldown(turns.with_columns(graders_disagree=pl.lit(False)), "graders_disagree").markup
+    assert "<details" not in none and "The grading policies agree on every failed turn" in none
+
+
+def test_slice_table_marks_small_groups_and_works_without_the_mark() -> None:
+    table = pl.DataFrame(
+        {
+            "system": ["s", "s"],
+            "slice": ["turn_index", "turn_index"],
+            "group": ["1", "7"],
+            "n_turns": [1200, 1],
+            "n_correct": [1000, 0],
+            "n_conversations": [420, 1],
+            "accuracy": [1000 / 1200, 0.0],
+            "low": [0.81, 0.0],
+            "high": [0.85, 0.0],
+        }
+    )
+    plain = tables.slice_table(table).markup
+    assert "too few" not in plain and '<td class="num" data-value="1200">1,200</td>' in plain
+    assert '<th scope="col">turns</th><th scope="col">correct</th><th scope="col">conversations</th>' in plain
+    assert "83.3% [81.0%, 85.0%]" in plain
+    marked = tables.slice_table(table.with_columns(too_small=pl.Series([False, True]))).markup
+    assert marked.count("too few turns to read") == 1
+    assert marked.index("too few turns to read") > marked.index(">7<")
+
+
+def test_labels_are_plain_words() -> None:
+    frame = pl.DataFrame(
+        {c: [1] for c in ("predicted_answer", "dq_category", "n_turns", "n_correct", "n_conversations")}
+    )
+    headers = re.findall(r'<th scope="col">([^<]*)</th>', tables.html_table(frame).markup)
+    assert headers == ["predicted answer", "data-quality flag", "turns", "correct", "conversations"]
+
+
+def test_files_written_shows_no_absolute_path(tmp_path: Path) -> None:
+    markup = tables.files_written({"turns": tmp_path / "run.graded" / "turns.parquet", "here": Path("a/b.csv")}).markup
+    assert str(tmp_path) not in markup and "run.graded/turns.parquet" in markup and "a/b.csv" in markup
 
 
 def test_checks_table_is_sortable_with_numeric_confidence() -> None:
@@ -135,4 +230,5 @@ def test_checks_table_is_sortable_with_numeric_confidence() -> None:
     )
     markup = tables.checks_table(checks).markup
     assert "data-wb-sortable" in markup and '<td class="num" data-value="0.75">0.75</td>' in markup
-    assert f"<td>{ESCAPED}</td>" in markup and "<script" not in markup
+    assert '<td class="num wb-key" data-value="12">12</td>' in markup
+    assert f'<div class="wb-full">{ESCAPED}</div>' in markup and "<script" not in markup
