@@ -101,7 +101,8 @@ def _hostile_turns() -> pl.DataFrame:
 def test_model_output_is_escaped_in_tables() -> None:
     markup = tables.failed_turns(_hostile_turns()).markup
     assert "<script>" not in markup and "<img" not in markup
-    assert markup.count("&lt;script&gt;window.__pwned=1&lt;/script&gt;") == 4
+    # question, predicted answer, answer graded, detail: each a long cell, its beginning and its whole text
+    assert markup.count("&lt;script&gt;window.__pwned=1&lt;/script&gt;") == 8
 
 
 def test_figure_json_cannot_close_its_script_tag() -> None:

@@ -3,7 +3,7 @@
    10/25/50/100/all rows with one count, and its first columns (th.wb-key) kept in view when it
    scrolls sideways. A row with data-wb-key opens the panel of that turn, built from the page's
    <script type="application/json" class="wb-turn-data"> blocks with textContent only: every
-   value from the data stays text. No network, no eval, no innerHTML. */
+   value from the data stays text. No network, and no string is ever parsed as markup or code. */
 (function () {
   'use strict';
   var collator = new Intl.Collator(undefined, {numeric: true, sensitivity: 'base'});
