@@ -11,6 +11,7 @@ in figures and are escaped in tables.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +23,14 @@ from workbench.views.html import macro
 from workbench.views.plots import _LAYOUT, plot_text
 from workbench.views.tables import HtmlBlock, html_table
 
-__all__ = ["difference_text", "pairs_table", "pairs_matrix"]
+__all__ = ["difference_text", "short_names", "pairs_table", "pairs_matrix"]
+
+#: A system name longer than this is shortened on the matrix's axes (the hover has it whole).
+AXIS_NAME_CHARS = 22
+#: The colour scale of the matrix reaches at least this many points either way, so that a
+#: difference of a point or two is drawn pale, not as the darkest colour.
+MIN_COLOUR_REACH = 5.0
+_SEPARATORS = "-_@/ .:"
 
 
 def difference_text(difference: float | None, low: float | None, high: float | None) -> str:
@@ -42,14 +50,34 @@ def difference_text(difference: float | None, low: float | None, high: float | N
     return f"{shown} [{', '.join(bounds)}]"
 
 
+def short_names(names: Sequence[str], width: int = AXIS_NAME_CHARS) -> list[str]:
+    """Names short enough for an axis: the beginning all of them share (up to a separator such as
+    ``-`` or ``@``) becomes ``…``, and a name still longer than ``width`` keeps its start and end
+    around a ``…``. The names as they are when shortening would make two of them equal.
+
+    Examples
+    --------
+    >>> short_names(["zarifaziz-claude-sonnet-4-6@2026-05-04T06-35-00Z", "zarifaziz-claude-sonnet-4-6@2026-05-04T12-48-44Z"])
+    ['…04T06-35-00Z', '…04T12-48-44Z']
+    >>> short_names(["tora-70b", "pot_fewshot_lines_1-12_1052-1056"])
+    ['tora-70b', 'pot_fewshot_l…052-1056']
+    """
+    names = list(names)
+    shared = os.path.commonprefix(names) if len(names) > 1 else ""
+    cut = max((shared.rfind(c) for c in _SEPARATORS), default=-1) + 1
+    shorter = [f"…{name[cut:]}" if cut and name[cut:] else name for name in names]
+    keep = max(width - 9, 1)
+    shorter = [n if len(n) <= width else f"{n[:keep]}…{n[-8:]}" for n in shorter]
+    return shorter if len(set(shorter)) == len(names) else names
+
+
 def _pairs_caption(pairs: pl.DataFrame) -> str:
     n_systems = len(dict.fromkeys([*pairs["system_a"].to_list(), *pairs["system_b"].to_list()]))
     n_pairs = pairs.height
+    many = "s" if n_pairs != 1 else ""
     return (
-        f"Every pair of the {n_systems} systems, in the order given ({n_pairs} pair{'s' if n_pairs != 1 else ''}): "
-        "turn execution accuracy on the turns both answered, the difference with its 95% paired bootstrap "
-        f"interval (clustered by conversation), and the exact McNemar p, adjusted for {n_pairs} "
-        f"comparison{'s' if n_pairs != 1 else ''} by Holm's method"
+        f"Every pair of the {n_systems} systems, in the order given ({n_pairs} pair{many}); "
+        f"p adjusted for {n_pairs} comparison{many} (Holm)"
     )
 
 
@@ -108,8 +136,9 @@ def _cell_hover(row: dict[str, Any], flip: bool) -> str:
 def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "") -> go.Figure:
     """The paired differences of every pair as a matrix: the cell in row r and column c is
     r's turn execution accuracy minus c's on the turns both answered, in points, coloured from
-    red (r worse) to blue (r better); the text gives the difference and the Holm-adjusted
-    McNemar p. Rows and columns in the order given (``order``).
+    red (r worse) to blue (r better, at least :data:`MIN_COLOUR_REACH` points either way); the
+    text gives the difference and the Holm-adjusted McNemar p. Rows and columns in the order
+    given (``order``), named by :func:`short_names` (the hover names each system whole).
 
     Examples
     --------
@@ -133,8 +162,8 @@ def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "") 
             shown = formats.points(None if value is None else (-value if flip else value)).removesuffix(" points")
             text[r][c] = f"{shown}<br>p {formats.p_value(row['p_holm'])}"
             hover[r][c] = _cell_hover(row, flip)
-    reach = max([abs(v) for line in z for v in line if v is not None] or [1.0])
-    labels = [plot_text(s) for s in systems]
+    reach = max([MIN_COLOUR_REACH, *(abs(v) for line in z for v in line if v is not None)])
+    labels = [plot_text(s) for s in short_names(systems)]
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -154,7 +183,7 @@ def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "") 
         )
     )
     fig.update_layout(
-        title=plot_text(title or "Paired difference, row minus column (points; p: McNemar, Holm-adjusted)"),
+        title=plot_text(title or "Paired difference in points, row minus column"),
         xaxis={"title": "minus this system", "type": "category", "showgrid": False, "automargin": True},
         yaxis={
             "title": "this system",

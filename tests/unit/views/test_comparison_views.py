@@ -34,7 +34,7 @@ def test_the_table_lists_every_pair_in_order_with_both_p_values(pairs: pl.DataFr
     for row, (a, b) in zip(rows, itertools.combinations(FOUR, 2), strict=True):
         assert row.startswith(f"<td>{a}</td><td>{b}</td>")
     assert "Every pair of the 4 systems, in the order given (6 pairs)" in markup
-    assert "adjusted for 6 comparisons by Holm" in markup
+    assert "p adjusted for 6 comparisons (Holm)" in markup
     first = pairs.row(0, named=True)
     shown = views.difference_text(first["difference"], first["low"], first["high"])
     assert shown.endswith("]") and f"<td>{shown}</td>" in rows[0]
@@ -67,3 +67,20 @@ def test_hostile_names_stay_text(pairs: pl.DataFrame) -> None:
 def test_no_pairs_is_one_sentence() -> None:
     empty = pl.DataFrame(schema={"system_a": pl.String, "system_b": pl.String})
     assert "No pair of systems to compare." in views.pairs_table(empty).markup
+
+
+def test_long_names_are_shortened_on_the_axes_only() -> None:
+    runs = [f"zarifaziz-claude-sonnet-4-6@2026-05-04T{t}Z" for t in ("06-35-00", "12-48-44")]
+    assert views.short_names(runs) == ["…04T06-35-00Z", "…04T12-48-44Z"]
+    long = ["pot_fewshot_lines_1-12_1052-1056", "pot_zeroshot_first_20", "tora-70b_first_20"]
+    shown = views.short_names(long)
+    assert shown[1:] == long[1:] and len(shown[0]) <= views.AXIS_NAME_CHARS and shown[0].startswith("pot_fewshot")
+    # shortening that would make two names equal is not done
+    twins = ["a" * 30 + "1" + "b" * 10, "a" * 30 + "2" + "b" * 10]
+    assert views.short_names(twins) == twins
+    pairs = pl.DataFrame({"system_a": [runs[0]], "system_b": [runs[1]], "n_turns": [1486], "difference": [13 / 1486],
+                          "low": [0.002], "high": [0.016], "mcnemar_p": [0.0106], "p_holm": [0.0106]})  # fmt: skip
+    heat = views.pairs_matrix(pairs, runs).data[0]
+    assert list(heat.x) == ["…04T06-35-00Z", "…04T12-48-44Z"]
+    assert runs[0] in heat.hovertext[0][1] and runs[1] in heat.hovertext[0][1]
+    assert heat.zmax == views.MIN_COLOUR_REACH  # +0.9 points is drawn pale
