@@ -35,7 +35,7 @@ import polars as pl
 from workbench.analysis import formats
 from workbench.analysis.comparison import systems_table as systems_layout
 from workbench.analysis.metrics import HEADLINE_METRICS, MetricSpec
-from workbench.analysis.slices import SLICES, group_order
+from workbench.analysis.slices import MIN_GROUP_N, SLICES, group_order
 from workbench.grading.policies import POLICIES
 from workbench.views.html import Markup, macro
 from workbench.views.turn_detail import detail_script, turn_key
@@ -365,15 +365,16 @@ def failed_turns(run_or_turns: Run | pl.DataFrame, *, limit: int | None = None, 
 def _too_small_note(part: pl.DataFrame) -> pl.Expr:
     if "too_small" not in part.columns:
         return pl.lit(None, dtype=pl.String).alias("note")
-    return pl.when(pl.col("too_small")).then(pl.lit("too few turns to read")).otherwise(pl.lit("")).alias("note")
+    return pl.when(pl.col("too_small")).then(pl.lit(f"too small (n < {MIN_GROUP_N})")).otherwise(pl.lit("")).alias("note")
 
 
 def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock:
     """Accuracy per slice group with n and its 95% interval (``table`` from
     :func:`workbench.analysis.slices.slice_accuracy`), one slice or all, in the order given.
 
-    A group the table marks ``too_small`` (fewer turns than the minimum) says so in the ``note``
-    column: its accuracy is not a finding.
+    A group the table marks ``too_small`` (fewer turns than
+    :data:`~workbench.analysis.slices.MIN_GROUP_N`) says so in the ``note`` column: its accuracy
+    is not a finding.
 
     Examples
     --------
@@ -381,7 +382,7 @@ def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock
     ...                   "n_turns": [40, 4], "n_correct": [30, 4], "n_conversations": [20, 2],
     ...                   "accuracy": [0.75, 1.0], "low": [0.5, 1.0], "high": [1.0, 1.0], "too_small": [False, True]})
     >>> markup = slice_table(t).markup
-    >>> "75.0% [50.0%, 100.0%]" in markup and markup.count("too few turns to read") == 1
+    >>> "75.0% [50.0%, 100.0%]" in markup and markup.count("too small (n &lt; 20)") == 1
     True
     >>> '<th scope="col">conversations</th>' in slice_table(t.drop("too_small")).markup
     True
@@ -481,7 +482,7 @@ def drilldown(
         failed = failed.filter(pl.col("_group").is_in(list(only)))
     sizes = failed.group_by("_group").len().sort("len", "_group", descending=[True, False])
     counts = dict(sizes.iter_rows())
-    order = group_order(slice_name, sizes["_group"].to_list())
+    order = group_order(slice_name, sizes["_group"].to_list(), counts)
     sections = []
     shown = []
     for group in order:

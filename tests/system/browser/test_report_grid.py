@@ -18,6 +18,7 @@ import nbformat
 import polars as pl
 import pytest
 
+import workbench
 from workbench.pipeline.run import Run, open_run
 from workbench.report.runner import ReportResult, render_html, run_template
 from workbench.views import tables
@@ -26,6 +27,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 TIMEOUT_MS = 120_000  # a safety net against a hang, not a budget
 #: A failed turn of the bundled run whose gold and predicted programs use numbers of its document.
 RECORD = "Double_ADI/2011/page_81.pdf"
+HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
 
 if not CHROMIUM.exists():
     pytest.skip(f"the browser test needs Debian's Chromium at {CHROMIUM}", allow_module_level=True)
@@ -185,5 +187,34 @@ def test_the_panel_of_a_run_shows_the_document_with_the_programs_numbers_marked(
         traces = dialog.locator(".wb-trace")
         assert traces.count() == 2 and dialog.locator(".wb-steps li").count() >= 1
         assert dialog.get_by_text("Verdict of each grading policy").count() == 1
+    finally:
+        visit.close()
+
+
+def test_the_panel_of_a_hostile_turn_shows_its_markup_as_text(browser: Any, tmp_path: Path) -> None:
+    hostile_dir = Path(__file__).resolve().parents[2] / "fixtures" / "hostile"
+    run = workbench.grade_run(
+        workbench.config.resolve(
+            dataset=hostile_dir / "dev_small_hostile.json",
+            predictions=[hostile_dir / "zarifaziz_dev_small_hostile.jsonl"],
+        )
+    )
+    cell = nbformat.v4.new_code_cell("tables.failed_turns(run)")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": tables.failed_turns(run).markup})]
+    page_file = tmp_path / "hostile.html"
+    page_file.write_text(render_html(nbformat.v4.new_notebook(cells=[cell]), title="hostile"), encoding="utf-8")
+    visit = Offline(browser, page_file)
+    try:
+        page = visit.page
+        rows = page.locator("table.wb-failed tbody tr")
+        for i in range(rows.count()):
+            rows.nth(i).locator("td").first.click()
+            dialog = page.locator("dialog.wb-detail[open]")
+            assert dialog.count() == 1
+            page.keyboard.press("Escape")
+        rows.first.locator("td").first.click()
+        assert page.locator("dialog.wb-detail").get_by_text(HOSTILE, exact=False).count() > 0
+        assert page.locator("dialog.wb-detail img, dialog.wb-detail script").count() == 0
+        assert page.evaluate("typeof window.__pwned") == "undefined"
     finally:
         visit.close()

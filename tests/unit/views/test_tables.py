@@ -196,12 +196,12 @@ def test_slice_table_marks_small_groups_and_works_without_the_mark() -> None:
         }
     )
     plain = tables.slice_table(table).markup
-    assert "too few" not in plain and '<td class="num" data-value="1200">1,200</td>' in plain
+    assert "too small" not in plain and '<td class="num" data-value="1200">1,200</td>' in plain
     assert '<th scope="col">turns</th><th scope="col">correct</th><th scope="col">conversations</th>' in plain
     assert "83.3% [81.0%, 85.0%]" in plain
     marked = tables.slice_table(table.with_columns(too_small=pl.Series([False, True]))).markup
-    assert marked.count("too few turns to read") == 1
-    assert marked.index("too few turns to read") > marked.index(">7<")
+    assert marked.count("too small (n &lt; 20)") == 1
+    assert marked.index("too small (n &lt; 20)") > marked.index(">7<")
 
 
 def test_labels_are_plain_words() -> None:
