@@ -34,10 +34,12 @@ Examples
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import secrets
+import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -166,13 +168,32 @@ def _key(item: QueueItem) -> leases.Key:
     return (item.record_id, item.turn, item.system)
 
 
-def _release_all(store: AnnotationStore, owner: str, clock: Callable[[], float]) -> None:
-    """Give back a session's leases when it is collected or the process exits (best effort: an
-    unreleased lease expires by itself)."""
-    try:
-        leases.release_owner(store, owner=owner, now=clock())
-    except Exception:  # the store may be closed or gone at exit; the lease then simply expires
-        pass
+#: This process's lease owner per annotator: sessions of one analyst in one process (a template's
+#: cells run again) share their leases, so a new session shows the item the old one showed.
+_OWNERS: dict[str, str] = {}
+#: (store file, owner) pairs whose leases are given back when the process exits.
+_AT_EXIT: set[tuple[str, str]] = set()
+_OWNERS_LOCK = threading.Lock()
+
+
+def _release_at_exit() -> None:
+    """Give back this process's leases (a kernel shut down as its page closes); a lease left
+    behind by a killed process simply expires."""
+    for path, owner in sorted(_AT_EXIT):
+        try:
+            with AnnotationStore(path, create=False) as store:
+                leases.release_owner(store, owner=owner, now=time.time())
+        except Exception:  # at exit the file may be gone or locked: the leases then expire
+            continue
+
+
+def _process_owner(annotator: str, store: AnnotationStore) -> str:
+    with _OWNERS_LOCK:
+        if not _AT_EXIT:
+            atexit.register(_release_at_exit)
+        owner = _OWNERS.setdefault(annotator, f"{os.getpid()}-{secrets.token_hex(6)}")
+        _AT_EXIT.add((str(store.path), owner))
+        return owner
 
 
 class AnnotationSession:
@@ -198,6 +219,9 @@ class AnnotationSession:
         Who is annotating; every event of this session carries the name.
     clock
         Seconds now (``time.time``); leases are taken and judged by it. Tests inject one.
+    owner
+        Who holds this session's leases; by default one token per annotator and process, so a
+        template's cells run again keep the item on screen (two analysts are two processes).
 
     Raises
     ------
@@ -213,6 +237,7 @@ class AnnotationSession:
         *,
         annotator: str,
         clock: Callable[[], float] = time.time,
+        owner: str = "",
     ) -> None:
         if not isinstance(annotator, str) or not annotator.strip():
             raise UsageError(f"a session needs the annotator's name, got {annotator!r}. Fix: pass annotator='name'")
@@ -234,12 +259,11 @@ class AnnotationSession:
                     "Fix: build the queue from the run's turns (from_slice / from_checks)"
                 )
         self._clock = clock
-        #: This session's leases carry it: two analysts with one name still hold different leases.
-        self.owner = secrets.token_hex(8)
+        #: This session's leases carry it (two analysts with one name, in two processes, still differ).
+        self.owner = owner or _process_owner(self.annotator, store)
         self._position = len(self._queue)
         self._leased: QueueItem | None = None
         self._undo: list[tuple[int, int]] = []  # (event_id, position) of this session's submissions
-        self._finalizer = weakref.finalize(self, _release_all, store, self.owner, clock)
         self._land(0)
 
     # ----------------------------------------------------------------- building
@@ -255,6 +279,7 @@ class AnnotationSession:
         failed_only: bool = True,
         system: str | None = None,
         clock: Callable[[], float] = time.time,
+        owner: str = "",
     ) -> AnnotationSession:
         """Queue the graded turns (one per system) of one slice group, ordered by record, turn, system.
 
@@ -294,7 +319,7 @@ class AnnotationSession:
         if failed_only:
             turns = turns.filter(~pl.col("correct"))
         keys = turns.select("record_id", "turn", "system").sort("record_id", "turn", "system").iter_rows()
-        return cls(store, run, [QueueItem(r, t, s) for r, t, s in keys], annotator=annotator, clock=clock)
+        return cls(store, run, [QueueItem(r, t, s) for r, t, s in keys], annotator=annotator, clock=clock, owner=owner)
 
     @classmethod
     def from_checks(
@@ -306,6 +331,7 @@ class AnnotationSession:
         categories: Sequence[str] | None = None,
         min_confidence: float = 0.0,
         clock: Callable[[], float] = time.time,
+        owner: str = "",
     ) -> AnnotationSession:
         """Queue the gold turns the data-quality checks flagged (system None), most confident first.
 
@@ -333,7 +359,7 @@ class AnnotationSession:
             .select("record_id", "turn")
             .iter_rows()
         )
-        return cls(store, run, [QueueItem(r, t, None) for r, t in keys], annotator=annotator, clock=clock)
+        return cls(store, run, [QueueItem(r, t, None) for r, t in keys], annotator=annotator, clock=clock, owner=owner)
 
     # ----------------------------------------------------------------- state
     @property
@@ -413,9 +439,8 @@ class AnnotationSession:
         return item is not None and self._lease(item)
 
     def close(self) -> None:
-        """Give back this session's leases (also done when the session is collected or the process exits)."""
-        self._leased = None
-        self._finalizer()
+        """Give back the lease on the item shown (the process's leases are also given back when it exits)."""
+        self._release()
 
     # ----------------------------------------------------------------- moving
     def skip(self) -> None:

@@ -26,6 +26,8 @@ macros of ``templates/triage.html.j2``), so it shows as text.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import logging
 import math
 import traceback
@@ -37,10 +39,11 @@ import ipywidgets as widgets
 
 from workbench.annotations.session import session_for
 from workbench.annotations.store import AnnotationStore
-from workbench.config import annotation_store_path
-from workbench.errors import UsageError, WorkbenchError
+from workbench.config import RunConfig, annotation_store_path
+from workbench.errors import InputError, UsageError, WorkbenchError
 from workbench.grading import patterns
 from workbench.grading.normalize import parse_cell_number
+from workbench.pipeline.run import Run, grade_run, open_or_grade
 from workbench.schema import ANNOTATION_CATEGORIES
 from workbench.views.html import Markup, macro, static_text
 
@@ -53,10 +56,13 @@ __all__ = [
     "triage",
     "session_for",
     "open_store",
+    "load_run",
     "category_label",
     "highlight_numbers",
     "document_html",
     "item_html",
+    "head_html",
+    "details_html",
     "KEY_HELP",
 ]
 
@@ -69,7 +75,7 @@ QueueName = Literal["checks", "failed"]
 NUMBER_REL_TOL = 1e-6
 
 #: What each key does; shown under the buttons.
-KEY_HELP = "Keys (mouse over the item, the document or the buttons): 1-7 category, Enter save, s or → skip, ← back, u or ctrl+z undo"
+KEY_HELP = "Keys, with the mouse over the item, document or buttons: 1-7 category · Enter save · s or → skip · ← back · u or ctrl+z undo"
 
 #: The template of the panes.
 _TEMPLATE = "triage.html.j2"
@@ -95,6 +101,57 @@ def open_store(path: str | Path = "") -> AnnotationStore:
     """
 
     return AnnotationStore(annotation_store_path(path))
+
+
+#: The folder beside the store that keeps one graded folder per set of inputs.
+GRADED_CACHE = "triage.graded"
+
+
+def _inputs_key(config: RunConfig) -> str:
+    """A short digest of what ``config`` grades: each file's resolved path, size and change time,
+    the system names, column maps, policy and benchmark (a changed file gets a new key)."""
+    files: list[object] = []
+    for path in (config.dataset, *config.predictions):
+        try:
+            found = Path(path).stat() if path is not None else None
+        except OSError:
+            found = None  # open_or_grade says what is wrong with it, in one line
+        files.append([str(Path(path).resolve()), found.st_size, found.st_mtime_ns] if found else str(path))
+    described = [
+        files,
+        list(config.systems),
+        [repr(m) for m in config.column_maps],
+        config.policy.name,
+        config.benchmark,
+    ]
+    return hashlib.sha256(json.dumps(described, default=str).encode("utf-8")).hexdigest()[:16]
+
+
+def load_run(config: RunConfig, graded_dir: str | Path = "", *, store: AnnotationStore | None = None) -> Run:
+    """The run to triage, graded at most once per set of inputs.
+
+    With ``graded_dir`` this is :func:`~workbench.pipeline.run.open_or_grade` (the folder
+    ``workbench grade`` or ``workbench report`` wrote). Without it the run is kept in a folder
+    beside the annotation store (``triage.graded/<digest of the inputs>/``): graded and written
+    the first time, opened (about a second, no grading) every time after, so the triage shows
+    its first item quickly. A cache that cannot be written or read is left aside: the run is
+    then graded here, as before.
+    """
+    if str(graded_dir).strip():
+        return open_or_grade(config, graded_dir)
+    base = store.path.parent if store is not None else annotation_store_path().parent
+    folder = base / GRADED_CACHE / _inputs_key(config)
+    try:
+        run = open_or_grade(config, folder)
+    except InputError as exc:  # a cache folder that no longer matches its inputs: grade here
+        logger.warning("triage: the graded cache %s was not used (%s); grading again", folder.name, exc)
+        return grade_run(config)
+    if run.graded_dir is None:
+        try:
+            run.write(folder)
+        except (OSError, WorkbenchError) as exc:  # the run is graded; only the next start is slower
+            logger.warning("triage: could not keep the graded run for next time (%s)", exc)
+    return run
 
 
 # --------------------------------------------------------------------------- rendering (pure)
@@ -189,6 +246,32 @@ def _css() -> Markup:
     return Markup(static_text("triage.css"))
 
 
+def _item_parts(item: TriageItem) -> tuple[Any, ...]:
+    a = item.annotation
+    annotation = (a.get("category"), a.get("annotator"), a.get("event_id")) if a else None
+    flags = [
+        (category_label(str(category)), rule, f"{float(confidence):.2f}", evidence)
+        for category, rule, confidence, evidence in item.flags
+    ]
+    conversation = [(int(turn), question, gold, predicted) for turn, question, gold, predicted in item.conversation]
+    show_predicted = item.key.system is not None or item.predicted_trace is not None
+    return annotation, conversation, show_predicted, flags
+
+
+def head_html(item: TriageItem) -> str:
+    """What the analyst decides on, short enough for the first screen: the key, an earlier
+    annotation, the question, the gold and predicted answers and the verdict; escaped."""
+    annotation, _conversation, _show, _flags = _item_parts(item)
+    return str(macro(_TEMPLATE, "head", _css(), item, int(item.key.turn), annotation))
+
+
+def details_html(item: TriageItem) -> str:
+    """What supports the decision, shown below the actions: automatic flags, both programs with
+    their traces, the conversation so far; escaped."""
+    _annotation, conversation, show_predicted, flags = _item_parts(item)
+    return str(macro(_TEMPLATE, "details", _css(), item, conversation, show_predicted, flags))
+
+
 def item_html(item: TriageItem) -> str:
     """Everything about ``item`` but the document: key, earlier annotation, conversation so far,
     question, answers and verdict, programs with traces, automatic flags; escaped.
@@ -204,24 +287,7 @@ def item_html(item: TriageItem) -> str:
     >>> "&lt;script&gt;x&lt;/script&gt;" in item_html(item), "<script>" in item_html(item)
     (True, False)
     """
-    a = item.annotation
-    annotation = (a.get("category"), a.get("annotator"), a.get("event_id")) if a else None
-    flags = [
-        (category_label(str(category)), rule, f"{float(confidence):.2f}", evidence)
-        for category, rule, confidence, evidence in item.flags
-    ]
-    markup = macro(
-        _TEMPLATE,
-        "item",
-        _css(),
-        item,
-        int(item.key.turn),
-        annotation,
-        [(int(turn), question, gold, predicted) for turn, question, gold, predicted in item.conversation],
-        item.key.system is not None or item.predicted_trace is not None,
-        flags,
-    )
-    return str(markup)
+    return head_html(item) + details_html(item)
 
 
 # --------------------------------------------------------------------------- the view
@@ -258,12 +324,13 @@ class TriageView:
     widget
         The ``VBox`` to display (displaying the view displays it).
     progress, status
-        Labels: "done N / in queue M (item k of M)", and the last action's outcome
-        ("saved #12", "nothing selected", an error).
+        Labels: "N of M done · item k of M" (and how many items other analysts have open), and
+        the last action's outcome ("saved #12", "nothing selected", an error).
     errors
         ``Output`` widget holding every exception a handler raised.
-    item_pane, document_pane
-        The rendered item and document (HTML).
+    item_pane, detail_pane, document_pane
+        The rendered item (key, question, answers, verdict: above the actions), its details
+        (flags, programs with traces, conversation: below them) and the document (HTML).
     category_buttons
         One button per :data:`~workbench.schema.ANNOTATION_CATEGORIES`, keys 1-7.
     corrected_answer, corrected_program, note, exclude
@@ -280,11 +347,11 @@ class TriageView:
     >>> store = open_store(Path(tempfile.mkdtemp()) / "a.sqlite")
     >>> view = triage(session_for(store, run, annotator="doc", queue="checks"))
     >>> view.progress.value
-    'done 0 / in queue 2 (item 1 of 2)'
+    '0 of 2 done · item 1 of 2'
     >>> view.on_key({"type": "keydown", "key": "2"}); view.save() is not None
     True
     >>> view.status.value.startswith("saved #"), view.progress.value
-    (True, 'done 1 / in queue 2 (item 2 of 2)')
+    (True, '1 of 2 done · item 2 of 2')
     >>> store.close()
     """
 
@@ -295,8 +362,10 @@ class TriageView:
         self._selected: str | None = None
 
         self.progress = widgets.Label()
+        self.progress.add_class("wb-progress")
         self.status = widgets.Label(value="")
         self.item_pane = widgets.HTML()
+        self.detail_pane = widgets.HTML()
         self.document_pane = widgets.HTML()
         self.errors = widgets.Output(layout=widgets.Layout(max_height="240px", overflow="auto"))
 
@@ -305,60 +374,72 @@ class TriageView:
             button = widgets.Button(
                 description=f"{number} {category_label(category)}",
                 tooltip=f"{category_label(category)} (key {number})",
-                layout=widgets.Layout(width="auto"),
+                layout=widgets.Layout(width="auto", margin="2px"),
             )
             button.on_click(functools.partial(self._clicked_category, category))
             self.category_buttons[category] = button
 
+        full = widgets.Layout(width="100%", margin="2px 0")
+        wide = {"description_width": "70px"}
         self.corrected_answer = widgets.Text(
-            description="Answer", placeholder="corrected gold answer (optional)", layout=widgets.Layout(width="60%")
+            description="Answer", placeholder="corrected gold answer (optional)", layout=full, style=wide
         )
         self.corrected_program = widgets.Text(
             description="Program",
             placeholder="corrected gold program, e.g. subtract(60.94, 25.14), divide(#0, 25.14) (optional)",
-            layout=widgets.Layout(width="60%"),
+            layout=full,
+            style=wide,
         )
-        self.note = widgets.Textarea(
-            description="Note", placeholder="why (optional)", layout=widgets.Layout(width="60%")
-        )
+        self.note = widgets.Textarea(description="Note", placeholder="why (optional)", rows=2, layout=full, style=wide)
         self.exclude = widgets.ToggleButton(
-            value=False, description="Exclude conversation", tooltip="drop this conversation from the cleaned dataset"
+            value=False,
+            description="Exclude conversation",
+            tooltip="drop this conversation from the cleaned dataset",
+            layout=widgets.Layout(width="auto", margin="2px"),
         )
 
-        self.save_button = widgets.Button(description="Save (Enter)", button_style="success")
-        self.skip_button = widgets.Button(description="Skip (s / →)")
-        self.back_button = widgets.Button(description="Back (←)")
-        self.undo_button = widgets.Button(description="Undo (u / ctrl+z)")
+        auto = {"layout": widgets.Layout(width="auto", margin="2px")}
+        self.save_button = widgets.Button(description="Save (Enter)", button_style="success", **auto)
+        self.skip_button = widgets.Button(description="Skip (s, →)", **auto)
+        self.back_button = widgets.Button(description="Back (←)", **auto)
+        self.undo_button = widgets.Button(description="Undo (u, ctrl+z)", **auto)
         self.save_button.on_click(lambda _b: self.save())
         self.skip_button.on_click(lambda _b: self.skip())
         self.back_button.on_click(lambda _b: self.back())
         self.undo_button.on_click(lambda _b: self.undo())
 
-        categories = widgets.HBox(list(self.category_buttons.values()), layout=widgets.Layout(flex_flow="row wrap"))
-        actions = widgets.HBox([self.save_button, self.skip_button, self.back_button, self.undo_button])
+        wrap = widgets.Layout(flex_flow="row wrap", align_items="center")
+        categories = widgets.HBox(list(self.category_buttons.values()), layout=wrap)
+        actions = widgets.HBox(
+            [self.save_button, self.skip_button, self.back_button, self.undo_button, self.exclude], layout=wrap
+        )
         reading = widgets.VBox([self.item_pane, categories])
-        form = widgets.VBox([self.corrected_answer, self.corrected_program, self.note, self.exclude])
+        form = widgets.VBox([self.corrected_answer, self.corrected_program, self.note])
         # Keys are watched over the item, the document and the buttons only: ipyevents takes every key
         # press while the mouse is over a watched widget, so the form (where the analyst types) is left out.
-        self._key_areas: tuple[widgets.DOMWidget, ...] = (reading, actions, self.document_pane)
+        self._key_areas: tuple[widgets.DOMWidget, ...] = (reading, actions, self.document_pane, self.detail_pane)
         self._key_events = [Event(source=area, watched_events=["keydown"]) for area in self._key_areas]
         for event in self._key_events:
             event.on_dom_event(self.on_key)
 
-        column = widgets.Layout(flex="1 1 0", min_width="380px")
         help_line = widgets.HTML(str(macro(_TEMPLATE, "key_help", KEY_HELP)))
+        # Left: what is decided and how (question, answers, verdict, every action) in the first
+        # screen, then flags, traces and the conversation; right: the document, scrolling on its own.
+        decide = widgets.VBox(
+            [reading, form, actions, help_line, self.detail_pane],
+            layout=widgets.Layout(flex="1 1 460px", min_width="340px", max_width="760px", margin="0 8px 0 0"),
+        )
+        document = widgets.VBox([self.document_pane], layout=widgets.Layout(flex="1 1 380px", min_width="300px"))
         self.widget = widgets.VBox(
             [
-                widgets.HBox([self.progress, self.status], layout=widgets.Layout(justify_content="space-between")),
                 widgets.HBox(
-                    [
-                        widgets.VBox([reading, form, actions, help_line], layout=column),
-                        widgets.VBox([self.document_pane], layout=column),
-                    ],
-                    layout=widgets.Layout(flex_flow="row wrap"),
+                    [self.progress, self.status],
+                    layout=widgets.Layout(justify_content="space-between", flex_flow="row wrap"),
                 ),
+                widgets.HBox([decide, document], layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start")),
                 self.errors,
-            ]
+            ],
+            layout=widgets.Layout(width="100%"),
         )
         self.widget.add_class("wb-triage-view")
         self._render_guarded()
@@ -376,6 +457,8 @@ class TriageView:
         self._selected = name
         self._show_selection()
         self.status.value = f"selected: {category_label(name)}"
+        if not self.session.touch():  # the lease is renewed while the analyst works on the item
+            self.status.value += " (note: another analyst has this item open too; your lease had expired)"
 
     @_reported
     def save(self) -> int | None:
@@ -477,7 +560,6 @@ class TriageView:
     def _show_selection(self) -> None:
         for category, button in self.category_buttons.items():
             button.button_style = "primary" if category == self._selected else ""
-            button.icon = "check" if category == self._selected else ""
 
     def _clear_form(self) -> None:
         self._selected = None
@@ -487,12 +569,14 @@ class TriageView:
         self.exclude.value = False
 
     def _progress_text(self) -> str:
+        """ "3 of 84 done · item 4 of 84", and how many items other analysts have on screen."""
         total, done = self.session.total, self.session.n_done
         if total == 0:
             return "nothing to triage: the queue is empty"
-        if self.session.current() is None:
-            return f"done {done} / in queue {total} (end of the queue)"
-        return f"done {done} / in queue {total} (item {self.session.position + 1} of {total})"
+        where = "end of the queue" if self.session.current() is None else f"item {self.session.position + 1} of {total}"
+        held = self.session.n_held
+        others = f" · {held} open by other analysts" if held else ""
+        return f"{done} of {total} done · {where}{others}"
 
     @_reported
     def _render_guarded(self) -> None:
@@ -510,14 +594,18 @@ class TriageView:
             if total == 0:
                 message = "Nothing to triage: the queue is empty."
             else:
+                held = self.session.n_held
                 message = (
-                    f"All {total} items done ({done} annotated). Back (←) shows the last item again; "
-                    "Undo takes back the last save."
+                    f"All {total} items done ({done} annotated"
+                    + (f"; {held} open by other analysts" if held else "")
+                    + "). Back (←) shows the last item again; Undo takes back the last save."
                 )
             self.item_pane.value = str(macro(_TEMPLATE, "message", _css(), message))
+            self.detail_pane.value = ""
             self.document_pane.value = ""
         else:
-            self.item_pane.value = item_html(item)
+            self.item_pane.value = head_html(item)
+            self.detail_pane.value = details_html(item)
             self.document_pane.value = document_html(item)
             if item.annotation:
                 a = item.annotation

@@ -37,8 +37,8 @@ def run() -> Run:
     )
 
 
-def _session(store: AnnotationStore, run: Run, name: str, clock: Clock) -> AnnotationSession:
-    session = AnnotationSession.from_slice(store, run, annotator=name, failed_only=False, clock=clock)
+def _session(store: AnnotationStore, run: Run, name: str, clock: Clock, owner: str = "") -> AnnotationSession:
+    session = AnnotationSession.from_slice(store, run, annotator=name, failed_only=False, clock=clock, owner=owner)
     assert session.total >= 6, "the fixture needs a few turns"
     return session
 
@@ -47,8 +47,9 @@ def test_two_sessions_never_share_a_live_item(run: Run, tmp_path: Path) -> None:
     clock = Clock()
     path = tmp_path / "shared.sqlite"
     with AnnotationStore(path) as mine, AnnotationStore(path) as theirs:
-        ana = _session(mine, run, "analyst", clock)
-        bo = _session(theirs, run, "analyst", clock)  # the same name: the leases still differ
+        # one name, two owners (as two analysts' kernels are): the leases still differ
+        ana = _session(mine, run, "analyst", clock, owner="kernel-1")
+        bo = _session(theirs, run, "analyst", clock, owner="kernel-2")
         seen_together = []
         for _ in range(4):
             assert ana.current() != bo.current()
@@ -140,3 +141,15 @@ def test_release_by_another_owner_does_nothing(tmp_path: Path) -> None:
         assert leases.holder(store, key, now=1.0) == "ana"
         assert leases.release_owner(store, owner="a", now=2.0) == 1
         assert leases.holder(store, key, now=2.0) is None
+
+
+def test_a_session_opened_again_in_one_process_keeps_the_item(run: Run, tmp_path: Path) -> None:
+    """A template's cells run again: the new session of the same analyst shows the same item."""
+    clock = Clock()
+    with AnnotationStore(tmp_path / "a.sqlite") as store:
+        first = _session(store, run, "ana", clock)
+        first.skip()
+        again = _session(store, run, "ana", clock)
+        assert again.owner == first.owner and again.position == 0  # item 0 was released by the skip
+        other = _session(store, run, "bo", clock)
+        assert other.position == 2  # items 0 and 1 are open on ana's screens

@@ -63,18 +63,21 @@ def _error_text(view: TriageView) -> str:
 def test_first_item_is_rendered_with_progress(view: TriageView) -> None:
     key = view.session.current()
     assert key is not None and key.system is None
-    assert view.progress.value == "done 0 / in queue 2 (item 1 of 2)"
+    assert view.progress.value == "0 of 2 done · item 1 of 2"
     assert key.record_id in view.item_pane.value
     item = view.session.item()
     assert item is not None
     assert item.question in view.item_pane.value
-    # the automatic flags, with category, confidence and evidence (escaped)
+    # below the actions: the automatic flags, with category, confidence and evidence (escaped)
     category, rule, confidence, evidence = item.flags[0]
-    assert triage.category_label(category) in view.item_pane.value
-    assert f"{confidence:.2f}" in view.item_pane.value
-    assert escape(evidence) in view.item_pane.value
+    assert triage.category_label(category) in view.detail_pane.value
+    assert f"{confidence:.2f}" in view.detail_pane.value
+    assert escape(evidence) in view.detail_pane.value
     # the gold program and its trace
-    assert item.gold_trace.steps and all(escape(s) in view.item_pane.value for s in item.gold_trace.steps)
+    assert item.gold_trace.steps and all(escape(s) in view.detail_pane.value for s in item.gold_trace.steps)
+    # no Python repr, no absolute path anywhere in the view
+    shown = view.item_pane.value + view.detail_pane.value + view.progress.value + view.status.value
+    assert "AnnotationStore(" not in shown and str(REPO) not in shown and "/tmp/" not in shown
     assert view.status.value == ""
     assert view.errors.outputs == ()
 
@@ -145,7 +148,7 @@ def test_select_and_save_writes_the_form_to_the_store(view: TriageView, store: A
     assert row["exclude"] is True
 
     assert view.status.value == f"saved #{event_id}"
-    assert view.progress.value == "done 1 / in queue 2 (item 2 of 2)"
+    assert view.progress.value == "1 of 2 done · item 2 of 2"
     # the form is cleared for the next item
     assert (view.note.value, view.corrected_answer.value, view.exclude.value) == ("", "", False)
     assert all(b.button_style == "" for b in view.category_buttons.values())
@@ -173,23 +176,23 @@ def test_save_without_a_category_writes_nothing(view: TriageView, store: Annotat
     assert view.save() is None
     assert view.status.value.startswith("nothing selected")
     assert store.events().height == 0
-    assert view.progress.value == "done 0 / in queue 2 (item 1 of 2)"
+    assert view.progress.value == "0 of 2 done · item 1 of 2"
     assert view.note.value == "forgot the category"
 
 
 def test_skip_and_back_move_without_writing(view: TriageView, store: AnnotationStore) -> None:
     first = view.session.current()
     view.skip()
-    assert view.progress.value == "done 0 / in queue 2 (item 2 of 2)"
+    assert view.progress.value == "0 of 2 done · item 2 of 2"
     assert view.status.value == "skipped"
     view.on_key(_keydown("ArrowLeft"))
     assert view.session.current() == first
-    assert view.progress.value == "done 0 / in queue 2 (item 1 of 2)"
+    assert view.progress.value == "0 of 2 done · item 1 of 2"
     view.on_key(_keydown("ArrowRight"))
     view.on_key(_keydown("s"))
     assert view.session.current() is None
     assert "All 2 items done (0 annotated)" in view.item_pane.value
-    assert view.progress.value == "done 0 / in queue 2 (end of the queue)"
+    assert view.progress.value == "0 of 2 done · end of the queue"
     view.back()
     view.back()
     view.back()
@@ -210,7 +213,7 @@ def test_undo_appends_a_retraction_and_shows_the_item_again(view: TriageView, st
     assert retraction["category"] is None
     assert store.active().height == 0
     assert view.session.current() == first
-    assert view.progress.value == "done 0 / in queue 2 (item 1 of 2)"
+    assert view.progress.value == "0 of 2 done · item 1 of 2"
     assert view.status.value == f"undone (retraction #{retraction['event_id']})"
     # ctrl+z does the same; with nothing left it says so
     view.on_key(_keydown("z", ctrlKey=True))
@@ -223,7 +226,7 @@ def test_an_exhausted_queue_says_all_done(view: TriageView, store: AnnotationSto
         view.select_category(category)
         view.save()
     assert "All 2 items done (2 annotated)" in view.item_pane.value
-    assert view.progress.value == "done 2 / in queue 2 (end of the queue)"
+    assert view.progress.value == "2 of 2 done · end of the queue"
     assert view.save_button.disabled and all(b.disabled for b in view.category_buttons.values())
     assert view.document_pane.value == ""
     assert view.save() is None
@@ -239,7 +242,7 @@ def test_an_active_annotation_fills_the_form(store: AnnotationStore, run: Run) -
     assert view.category_buttons["other"].button_style == "primary"
     assert (view.note.value, view.exclude.value) == ("seen", True)
     assert "Already annotated" in view.item_pane.value
-    assert view.progress.value == "done 1 / in queue 2 (item 1 of 2)"
+    assert view.progress.value == "1 of 2 done · item 1 of 2"
 
 
 def test_an_empty_queue_renders(store: AnnotationStore, run: Run) -> None:
@@ -266,7 +269,7 @@ def test_an_invalid_program_is_shown_not_raised(view: TriageView, store: Annotat
     assert view.status.value.startswith("error: ")
     assert any("corrected_program" in r.getMessage() for r in caplog.records)
     # nothing moved, nothing was cleared: the analyst can fix the program and save again
-    assert view.progress.value == "done 0 / in queue 2 (item 1 of 2)"
+    assert view.progress.value == "0 of 2 done · item 1 of 2"
     assert view.corrected_program.value == "subtract(60.94,"
     view.corrected_program.value = "subtract(60.94, 25.14)"
     event_id = view.save()
@@ -335,8 +338,9 @@ def test_questions_and_documents_are_escaped(hostile_run: Run, store: Annotation
     assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in view.document_pane.value
     view.skip()  # turn 2: the question itself, and turn 0's question in the conversation so far
     assert session.current().turn == 2
-    assert "<script" not in view.item_pane.value
-    assert view.item_pane.value.count("&lt;script&gt;") == 2
+    shown = view.item_pane.value + view.detail_pane.value  # the question; the conversation below the actions
+    assert "<script" not in shown
+    assert view.item_pane.value.count("&lt;script&gt;") == 1 and shown.count("&lt;script&gt;") == 2
 
 
 # --------------------------------------------------------------------------- session_for
@@ -371,3 +375,20 @@ def test_store_path_defaults_to_reports_under_the_project_root(tmp_path: Path) -
     with triage.open_store(tmp_path / "new" / "b.sqlite") as opened:
         assert opened.path == tmp_path / "new" / "b.sqlite"
         assert opened.events().height == 0
+
+
+# --------------------------------------------------------------------------- the run, graded once
+def test_load_run_grades_once_and_opens_the_kept_folder_after(tmp_path: Path) -> None:
+    config = resolve(dataset=DEV_SMALL, predictions=[PREDICTIONS])
+    with AnnotationStore(tmp_path / "annotations.sqlite") as store:
+        first = triage.load_run(config, store=store)
+        assert first.graded_dir is None  # graded here, then kept beside the store
+        kept = list((tmp_path / triage.GRADED_CACHE).iterdir())
+        assert len(kept) == 1 and (kept[0] / "summary.json").is_file()
+        again = triage.load_run(config, store=store)
+        assert again.graded_dir is not None and again.graded_dir.resolve() == kept[0].resolve()
+        assert again.turns.sort("record_id", "turn").equals(first.turns.sort("record_id", "turn"))
+        assert again.checks.height == first.checks.height
+        # another set of inputs gets a folder of its own
+        triage.load_run(resolve(dataset=DEV_SMALL, predictions=[PREDICTIONS], systems="other"), store=store)
+        assert len(list((tmp_path / triage.GRADED_CACHE).iterdir())) == 2
