@@ -313,13 +313,18 @@ def compare_systems(
 
     Only the turns both systems answered are paired: a turn one of them has no prediction
     for is counted in ``n_unpaired`` and left out (its absence is a fact about the run, not
-    a comparison of answers).
+    a comparison of answers). With the default slices (``names`` not given), a slice whose
+    turns all fall in one group is left out: it would repeat the overall row.
     """
 
     a, b = pick_systems(turns, system_a, system_b, order)
     default = ["operation", "turn_index", "n_turns", "type2", "dependency_distance", "answer_format", "dq_category"]
     answered = _answered(turns, [a, b])
     long = long_slices(answered, list(names) if names is not None else default)
+    if names is None:  # a slice of one group only repeats the overall row (GSM8K has one turn, no operation)
+        groups = long.group_by("slice").agg(pl.col("group").n_unique().alias("_groups"))
+        kept = groups.filter((pl.col("_groups") > 1) | (pl.col("slice") == "overall"))["slice"]
+        long = long.filter(pl.col("slice").is_in(kept.implode()))
     table = paired_comparison(long, a, b, n_boot=n_boot, level=level, seed=seed)
     return table.with_columns(pl.lit(a).alias("system_a"), pl.lit(b).alias("system_b"))
 

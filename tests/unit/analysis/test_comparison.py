@@ -169,6 +169,11 @@ def test_four_systems_of_one_file_give_six_pairs(four_openai: Run) -> None:
     # the chosen pair defaults to the first two given, not the first two by name
     paired = comparison.compare_systems(four_openai.turns, order=order, n_boot=50)
     assert (paired["system_a"][0], paired["system_b"][0]) == (FOUR[0], FOUR[1])
+    # one turn per problem: no slice by turn index, number of turns or dependency (each one group)
+    slices = set(paired["slice"].to_list())
+    assert "overall" in slices and not slices & {"turn_index", "n_turns", "type2", "dependency_distance"}
+    named = comparison.compare_systems(four_openai.turns, order=order, names=["turn_index"], n_boot=20)
+    assert named["slice"].to_list() == ["overall", "turn_index"]  # slices asked for are kept
     intervals = comparison.metric_intervals(four_openai.turns, order=order, n_boot=20)
     assert list(dict.fromkeys(intervals["system"].to_list())) == FOUR
     by_turn = comparison.accuracy_by_slice(four_openai.turns, order, ["turn_index"], n_boot=20)
