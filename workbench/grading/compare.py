@@ -93,6 +93,9 @@ class MatchPolicy:
         for ConvFinQA, whose gold is an executed ratio while answers come in percent units;
         off for GSM8K and MATH, whose gold is already in the unit the question asks, so
         "4200" for 42 is wrong (``20%`` for 20 still counts: the sign is explicit).
+    latex_gold
+        The gold is LaTeX (MATH): one that is not a number goes to SymPy (a tuple ``(15,-29)``
+        too), and a number glued to a letter (``2k``) is a product, not a number and a unit.
     """
 
     name: str = "cascade"
@@ -106,6 +109,7 @@ class MatchPolicy:
     time_limit: float | None = None
     rounding_band: float = 1e-2
     bare_percent_reading: bool = True
+    latex_gold: bool = False
 
 
 DEFAULT_POLICY = MatchPolicy()
@@ -369,7 +373,7 @@ def _answers_match(
             return _compare_choice(pred, choice.group("letter"))
         if kind == "text":
             return _compare_text(pred, gold)
-    gold_number = read_number(gold)
+    gold_number = None if policy.latex_gold and patterns.NUMBER_TIMES_VARIABLE.match(gold) else read_number(gold)
     if gold_number is not None:
         pred_number = read_number(pred)
         if pred_number is not None:
@@ -399,7 +403,7 @@ def _answers_match(
             None,
             f"the gold {gold!r} is not a number (kind='number'); use kind='latex' or 'text'",
         )
-    if kind == "latex" or patterns.MATH_MARKUP.search(gold):
+    if kind == "latex" or policy.latex_gold or patterns.MATH_MARKUP.search(gold):
         if policy.symbolic:
             return _compare_symbolic(pred, gold, policy, None)
         verdict = _compare_text(pred, gold)

@@ -147,19 +147,49 @@ def clean_answer_text(text: str) -> str:
 def _tidy(text: str) -> str:
     """:func:`clean_answer_text` once the box (if any) is taken."""
     out = (patterns.BOLD_MARKERS.sub("", text) if "*" in text or "_" in text else text).strip()
+    if "\\\\" in out:  # "\\frac{1}{2}": a doubled backslash before a command is one backslash
+        out = patterns.DOUBLED_BACKSLASH_COMMAND.sub(r"\\", out)
+    if "hope" in out.casefold():  # Minerva's sign-off, also glued: "Evelyn.Ihopeitiscorrect"
+        out = patterns.HOPE_CORRECT.sub("", out)
+    marker = patterns.ANSWER_MARKER_PREFIX.match(out)
+    while marker is not None and marker.end() > 0:  # "Final Answer: The final answer is $9$"
+        out = out[marker.end() :]
+        marker = patterns.ANSWER_MARKER_PREFIX.match(out)
     # a sentence that follows the answer: ". " then more words
     cut = out.find(". ")
     if cut > 0:
         out = out[:cut]
     out = out.strip().rstrip(".").strip()
-    if len(out) >= 2 and out[0] == "$" and out[-1] == "$":
-        out = out.strip("$").strip()
+    subject = patterns.ANSWER_SUBJECT_IS.match(out) if " " in out else None
+    if subject is not None:  # "the smallest $k$ is 12"
+        out = subject.group("answer").strip().rstrip(".").strip()
+    if len(out) >= 2 and out[0] == out[-1] == '"':
+        out = out[1:-1].strip()
+    if "$" in out:
+        out = _formulas(out)
     first = patterns.TEXT_NUMBER.match(out)
     if first is not None and first.end() < len(out) and out[first.end()] == " ":
         rest = out[first.end() :].strip()
         if rest and rest[0].isalpha():
             return first.group("number").replace(" ", "")
     return out
+
+
+def _formulas(text: str) -> str:
+    """The answer inside ``$...$``: one formula (a unit word after it goes: ``$5$ meters``), or
+    several joined by "and", "or" or commas (``$1$ and $4$`` gives ``1, 4``); ``text`` otherwise.
+    Punctuation at the end of a formula goes too (``$\\frac{2}{5}.$``)."""
+    found = list(patterns.INLINE_MATH.finditer(text))
+    if not found or text[: found[0].start()].strip():
+        return text
+    tail = text[found[-1].end() :].strip()
+    if tail and not (len(tail) <= 24 and all(char.isalpha() or char in " ." for char in tail)):
+        return text
+    for left, right in zip(found, found[1:], strict=False):
+        if not patterns.FORMULA_LIST_SEPARATOR.match(text[left.end() : right.start()]):
+            return text
+    inner = [next(g for g in m.groups() if g is not None).strip().rstrip(".,;").strip() for m in found]
+    return ", ".join(part for part in inner if part) or text
 
 
 def _marker_candidates(text: str) -> list[tuple[int, int, int, int, ExtractionRule]]:
@@ -190,6 +220,27 @@ def _marker_candidates(text: str) -> list[tuple[int, int, int, int, ExtractionRu
     return found
 
 
+#: Most boxes read as one answer given together (a cap: a megabyte of ``\\boxed{}\\boxed{}...`` is
+#: walked back at most this far from each box, so extraction stays linear).
+_MAX_LISTED_BOXES = 12
+
+
+def _box_list(text: str, braced: list[tuple[int, int, int, int]], last: int) -> str | None:
+    """Several boxes given together as one answer, ``\\boxed{1}`` and ``\\boxed{4}``: their contents
+    joined with ", " (compared as a set, or a tuple when the gold is one); ``None`` for one box."""
+    if last >= len(braced) or not text[braced[last][2] : braced[last][3]].strip():
+        return None  # an empty box is no answer, alone or listed
+    first = last
+    while first > max(0, last - _MAX_LISTED_BOXES + 1) and braced[first - 1][1] <= braced[first][0]:
+        if not patterns.BOX_LIST_GAP.match(text[braced[first - 1][1] : braced[first][0]]):
+            break
+        first -= 1
+    if first == last:
+        return None
+    parts = [_tidy(text[b[2] : b[3]].strip()) for b in braced[first : last + 1]]
+    return ", ".join(parts) if all(parts) and not any(", " in p for p in parts) else None
+
+
 def _strict(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRule] | None:
     # the last statement wins; a box inside "The answer is $\boxed{3}$" starts later than the
     # phrase; a marker with nothing after it ("The answer is:" then a blank line) is no answer
@@ -200,6 +251,10 @@ def _strict(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRul
     braced = sorted((c[0], c[1], c[2], c[3]) for c in candidates if c[4] is ExtractionRule.BOXED and c[3] == c[1] - 1)
     starts = [b[0] for b in braced]
     for start, end, answer_start, answer_end, rule in candidates:
+        if rule is ExtractionRule.BOXED and answer_end == end - 1:
+            boxes = _box_list(text, braced, bisect.bisect_left(starts, start))
+            if boxes is not None:
+                return boxes, (braced[-len(boxes.split(", "))][0] + offset, end + offset), rule
         inner = bisect.bisect_left(starts, answer_end) - 1
         if inner >= 0 and starts[inner] >= answer_start and braced[inner][1] <= answer_end:
             cleaned = _tidy(text[braced[inner][2] : braced[inner][3]].strip())
@@ -210,8 +265,51 @@ def _strict(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRul
     return None
 
 
+#: Longest output read whole as its own answer by flexible extraction (``\\frac{7}{3}``, ``2 3/8``).
+_MAX_BARE_ANSWER_CHARS = 200
+
+
+def _bare_answer(text: str) -> tuple[str, tuple[int, int], ExtractionRule] | None:
+    """The whole output when it is an answer and nothing else: one line, no words but "and", "or"
+    and function names (``\\frac{7}{3}``, ``\\sqrt{2}+1``, ``1 + sqrt(2)``, ``2 3/8``, ``x = 1 and
+    x = 4``, ``25 000``). Cutting such an answer to its last number reads ``3`` for ``\\frac{7}{3}``."""
+    body = text.strip()
+    if not body or len(body) > _MAX_BARE_ANSWER_CHARS or "\n" in body:
+        return None
+    words = patterns.PLAIN_WORD.findall(body)
+    if any(word.casefold() not in patterns.BARE_ANSWER_WORDS for word in words):
+        return None
+    if not any(char.isdigit() for char in body) and not words and "\\" not in body:
+        return None  # punctuation alone is no answer
+    if patterns.TEXT_NUMBER.fullmatch(body):  # one number: the last-number rule reads it the same
+        return None
+    spaced = patterns.SPACED_THOUSANDS.match(body) or patterns.MIXED_NUMBER.match(body)
+    # digits and operators alone ("9 * 2 = 18") are working, whose last number is the answer
+    shaped = spaced or any(char.isalpha() or char in "\\{}()[]," or not char.isascii() for char in body)
+    if not shaped or (patterns.DIGITS_APART.search(body) and not spaced):
+        return None
+    tokens = body.casefold().split()
+    if {tokens[0], tokens[-1]} & {"and", "or"}:  # "and 0" is the end of a sentence, not an answer
+        return None
+    answer = clean_answer_text(body)
+    if not answer:
+        return None
+    start = text.index(body[0])
+    return answer, (start, start + len(body)), ExtractionRule.LAST_FORMULA
+
+
+def _blank_code(text: str) -> str:
+    """``text`` with its fenced code blocks blanked (same length): a model's code is not its answer."""
+    if "```" not in text:
+        return text
+    return patterns.FENCED_CODE.sub(
+        lambda m: m.group() if m.group("info").strip() == "output" else " " * len(m.group()), text
+    )
+
+
 def _last_number_or_formula(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRule] | None:
     best: tuple[str, tuple[int, int], ExtractionRule] | None = None
+    text = _blank_code(text)
     numbers = list(patterns.TEXT_NUMBER.finditer(text))
     if numbers:
         m = numbers[-1]
@@ -280,7 +378,7 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Ex
         if inside is not None:  # the block itself is an explicit marker
             found = (inside[0], inside[1], ExtractionRule.SOLUTION_BLOCK)
     if found is None and policy == "flex":
-        found = _last_number_or_formula(text, 0)
+        found = _bare_answer(text) or _last_number_or_formula(text, 0)
     if found is None:
         return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.NOT_FOUND, policy)
     answer, span, rule = found

@@ -48,6 +48,21 @@ __all__ = [
     "BRACE_TOKEN",
     "DOCUMENT_NUMBER",
     "NEGATIVE_AMOUNT_CUE",
+    "HOPE_CORRECT",
+    "ANSWER_MARKER_PREFIX",
+    "ANSWER_SUBJECT_IS",
+    "DOUBLED_BACKSLASH_COMMAND",
+    "FENCED_CODE",
+    "BARE_ANSWER_WORDS",
+    "PLAIN_WORD",
+    "FORMULA_LIST_SEPARATOR",
+    "NUMBER_TIMES_VARIABLE",
+    "PLAIN_SQRT",
+    "SPACED_THOUSANDS",
+    "MIXED_NUMBER",
+    "UNESCAPED_DOLLAR",
+    "BOX_LIST_GAP",
+    "DIGITS_APART",
 ]
 
 #: Characters that people and models use for a minus sign: U+2212 MINUS SIGN, the dashes
@@ -224,3 +239,55 @@ NEGATIVE_AMOUNT_CUE = re.compile(
     r"payments?|paid|expenses?|charges?|deductions?)\b",
     re.IGNORECASE,
 )
+
+# --------------------------------------------------------------------------- MATH answers (issue 19)
+#: The Minerva sign-off after a final answer: "I hope it is correct.", also glued ("Ihopeitiscorrect").
+HOPE_CORRECT = re.compile(r"[.\s]*I\s*hope\s*it\s*is\s*correct[.!\s]*$", re.IGNORECASE)
+
+#: An answer marker at the start of an answer phrase, as in Minerva's "Final Answer: The final
+#: answer is $9$": the inner marker goes, the answer stays.
+ANSWER_MARKER_PREFIX = re.compile(r"^\s*(?:the\s+)?(?:final\s+)?answer\s*(?:is|:)\s*:?\s*", re.IGNORECASE)
+
+#: "the smallest $k$ is 12": a short noun phrase naming the answer, then "is" and the answer.
+ANSWER_SUBJECT_IS = re.compile(
+    r"^(?:the|our|its|their)\s+[^.=<>]{1,60}?\s+(?:is|are|equals)\s+(?P<answer>[^\s].*)$", re.IGNORECASE
+)
+
+#: A doubled backslash before a LaTeX command (``\\frac``), as some models write LaTeX.
+DOUBLED_BACKSLASH_COMMAND = re.compile(r"\\\\(?=[A-Za-z{}$%])")
+
+#: A fenced block (``` ... ```) and its info string: flexible extraction never mines a code block
+#: for a number; an ``output`` block (a tool's printed result) is not code.
+FENCED_CODE = re.compile(r"```(?P<info>[^\n`]*)\n.*?(?:```|$)", re.DOTALL)
+
+#: Letters words allowed in an output that is an answer by itself (``1 + sqrt(2)``, ``x = 1 and x = 4``).
+BARE_ANSWER_WORDS = frozenset(
+    {"and", "or", "sqrt", "pi", "ln", "log", "sin", "cos", "tan", "cot", "sec", "csc", "exp", "oo", "inf", "infty"}
+)
+
+#: A run of two or more letters not preceded by a backslash (a word, not a LaTeX command).
+PLAIN_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+
+#: Several formulas joined as one answer: "$1$ and $4$", "$2$, $4$ or $6$".
+FORMULA_LIST_SEPARATOR = re.compile(r"^\s*(?:,\s*(?:and|or)?|and|or|&)\s*$", re.IGNORECASE)
+
+#: A number glued to one letter, which in mathematics is a product: ``2k``, ``-3x``.
+NUMBER_TIMES_VARIABLE = re.compile(r"^\s*[-+]?\d+(?:\.\d+)?[A-Za-z]\s*$")
+
+#: ``sqrt(`` written as a plain-text function call (not ``\sqrt``).
+PLAIN_SQRT = re.compile(r"(?<![\\A-Za-z])sqrt\(")
+
+#: A number with spaces between groups of three digits: ``25 000``, ``1 234 567.5``.
+SPACED_THOUSANDS = re.compile(r"^[-+]?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
+
+#: A mixed number in plain text: ``2 3/8``, ``-2 3/8``.
+MIXED_NUMBER = re.compile(r"^(?P<sign>[-+])?(?P<whole>\d+) +(?P<top>\d+)/(?P<bottom>\d+)$")
+
+#: A ``$`` that is a math delimiter, not the escaped dollar sign ``\$``.
+UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
+
+#: What separates several boxed answers given together: ``$\boxed{1}$ and $\boxed{4}$``, ``\boxed{2}, \boxed{4}``.
+BOX_LIST_GAP = re.compile(r"^[\s$,]*(?:(?:and|or)[\s$,]*)?(?:[A-Za-z]\s*=\s*)?$", re.IGNORECASE)
+
+#: Two numbers side by side with only spaces between them (``9 0``, ``3.5 0``).
+DIGITS_APART = re.compile(r"\d\s+[-+]?\.?\d")

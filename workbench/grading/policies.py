@@ -9,6 +9,8 @@ graded under each of these and the report shows them next to each other:
 ``cascade``         the finance-aware numeric cascade (:func:`~workbench.grading.compare.answers_match`) without SymPy
 ``strict``          the cascade on the answer found by strict extraction (explicit markers)
 ``flex``            the cascade on the answer found by flexible extraction (last number)
+``math-verify``     Math-Verify's own ``verify(parse(gold), parse(output))``, defaults, its
+                    timeouts off, under our limits: the grader most training pipelines use
 ``symbolic``        the cascade with SymPy for LaTeX and expressions (the default)
 ==================  ======================================================================
 
@@ -16,7 +18,10 @@ Which answer is compared: ``exact-string``, ``official``, ``cascade`` and ``symb
 the system's own answer (its structured answer field, else its program's value, else the
 answer its harness extracted, else flexible extraction from the raw output). ``strict``
 and ``flex`` take a structured answer field when the system gave one (a tool call is an
-explicit marker) and otherwise extract from the raw output themselves.
+explicit marker) and otherwise extract from the raw output themselves. ``math-verify`` reads
+the system's own answer field or its program's value when there is one, and otherwise the whole
+raw output, which Math-Verify's ``parse`` searches itself (never the answer our harness or the
+system's harness extracted).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from workbench.grading import patterns
 from workbench.grading.compare import (
     DEFAULT_POLICY,
     AnswerKind,
@@ -33,6 +39,7 @@ from workbench.grading.compare import (
     no_answer_verdict,
 )
 from workbench.grading.extract import Extraction, ExtractionPolicy, extract_answer
+from workbench.grading.mathverify import math_verify_match
 from workbench.grading.normalize import is_no_answer, normalize_answer
 from workbench.grading.status import GradeStatus, MatchReason
 
@@ -47,10 +54,11 @@ __all__ = [
     "grade_answer",
     "exact_string_match",
     "official_convfinqa_match",
+    "math_verify_match",
 ]
 
-AnswerSource = Literal["answer", "strict", "flex"]
-Matcher = Literal["exact_string", "official", "cascade"]
+AnswerSource = Literal["answer", "strict", "flex", "raw"]
+Matcher = Literal["exact_string", "official", "cascade", "math_verify"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,9 +72,11 @@ class GradingPolicy:
     description
         One line for reports.
     source
-        ``answer`` (the system's own answer), ``strict`` or ``flex`` (extraction policy).
+        ``answer`` (the system's own answer), ``strict`` or ``flex`` (extraction policy), or
+        ``raw`` (the system's own answer, else the whole raw output, for a grader that extracts).
     matcher
-        ``exact_string``, ``official`` (ConvFinQA's rule) or ``cascade``.
+        ``exact_string``, ``official`` (ConvFinQA's rule), ``cascade``, or ``math_verify``
+        (Math-Verify's ``parse`` and ``verify``, :func:`~workbench.grading.mathverify.math_verify_grade`).
     numbers
         Tolerances and readings of the cascade (its ``symbolic`` flag sends LaTeX to SymPy).
     """
@@ -89,6 +99,12 @@ POLICIES: dict[str, GradingPolicy] = {
         GradingPolicy(name="cascade", description="finance-aware numeric cascade", numbers=_NUMERIC),
         GradingPolicy(name="strict", description="cascade on strict extraction (explicit markers)", source="strict"),
         GradingPolicy(name="flex", description="cascade on flexible extraction (last number)", source="flex"),
+        GradingPolicy(
+            name="math-verify",
+            description="Math-Verify's parse and verify, defaults (its timeouts off, under our limits)",
+            source="raw",
+            matcher="math_verify",
+        ),
         GradingPolicy(name="symbolic", description="cascade, then SymPy for LaTeX and expressions"),
     )
 }
@@ -103,18 +119,24 @@ _NO_PERCENT_UNITS = frozenset({"gsm8k", "math"})
 
 def for_benchmark(policy: GradingPolicy, benchmark: str) -> GradingPolicy:
     """The policy as it applies to a benchmark: on GSM8K and MATH a number without a ``%``
-    sign is never read x100 ("4200" for 42 is wrong; the gold is in the unit asked).
+    sign is never read x100 ("4200" for 42 is wrong; the gold is in the unit asked); on MATH
+    the gold is LaTeX (``latex_gold``: ``2k`` is a product, a tuple goes to SymPy).
 
     Examples
     --------
     >>> for_benchmark(POLICIES["symbolic"], "gsm8k").numbers.bare_percent_reading
     False
+    >>> for_benchmark(POLICIES["symbolic"], "math").numbers.latex_gold
+    True
     >>> for_benchmark(POLICIES["symbolic"], "convfinqa") is POLICIES["symbolic"]
     True
     """
-    if benchmark not in _NO_PERCENT_UNITS or not policy.numbers.bare_percent_reading:
+    if benchmark not in _NO_PERCENT_UNITS:
         return policy
-    return replace(policy, numbers=replace(policy.numbers, bare_percent_reading=False))
+    latex = benchmark == "math"
+    if not policy.numbers.bare_percent_reading and policy.numbers.latex_gold == latex:
+        return policy
+    return replace(policy, numbers=replace(policy.numbers, bare_percent_reading=False, latex_gold=latex))
 
 
 def get_policy(name: str | GradingPolicy) -> GradingPolicy:
@@ -161,6 +183,14 @@ class PolicyGrade:
 
 def _given(text: str | None) -> bool:
     return text is not None and not is_no_answer(text)
+
+
+def _without_sign_off(answer: str) -> str:
+    """A harness's answer without the Minerva sign-off it kept (math-evaluation-harness reads
+    "Evelyn.Ihopeitiscorrect" from "The final answer is Evelyn. I hope it is correct.")."""
+    if "hope" not in answer.casefold():
+        return answer
+    return patterns.HOPE_CORRECT.sub("", answer).strip() or answer
 
 
 def _extract(
@@ -213,8 +243,10 @@ def select_answer(
         return predicted_answer, "answer", None
     if _given(program_answer):
         return program_answer, "program", None
-    if _given(upstream_answer):
-        return upstream_answer, "upstream", None
+    if policy.source == "raw" and raw_output and raw_output.strip():
+        return raw_output, "raw", None
+    if upstream_answer is not None and _given(upstream_answer):
+        return _without_sign_off(upstream_answer), "upstream", None
     if predicted_answer is not None and predicted_answer.strip():
         return predicted_answer, "answer", None  # declared "no answer"
     if raw_output and raw_output.strip():
@@ -244,6 +276,8 @@ def grade_answer(
         return exact_string_match(answer, gold)
     if policy.matcher == "official":
         return official_convfinqa_match(answer, gold)
+    if policy.matcher == "math_verify":
+        return math_verify_match(answer, gold, time_limit=policy.numbers.time_limit)
     return answers_match(answer, gold, kind=kind, question=question, unit=unit, policy=policy.numbers)
 
 

@@ -50,7 +50,7 @@ from workbench.grading.limits import DEFAULT_TIME_LIMIT, LimitStatus, call_with_
 from workbench.grading.normalize import parse_number
 from workbench.grading.status import GradeStatus
 
-__all__ = ["SymbolicVerdict", "latex_equivalent", "latex_number", "collection_size", "MAX_SYMBOLIC_CHARS"]
+__all__ = ["SymbolicVerdict", "latex_equivalent", "latex_number", "collection_size", "preview", "MAX_SYMBOLIC_CHARS"]
 
 #: Longest input (per side, in characters) handed to SymPy; longer ones are refused at once with
 #: status ``timeout``, because parsing them could not finish within any reasonable limit.
@@ -69,7 +69,25 @@ _TEXT_WRAPPERS = ("\\text{", "\\textrm{", "\\textnormal{", "\\textbf{", "\\texti
 _FRACTION_COMMANDS = ("\\dfrac", "\\tfrac", "\\cfrac", "\\frac")
 _THIN_SPACES = ("\\!", "\\,")  # inside a number these separate thousands: 1\,000
 _LATEX_SPACES = ("\\;", "\\:", "\\ ", "\\quad", "\\qquad", "~")
-_DEGREE_SUFFIXES = ("^{\\circ}", "^\\circ", "\\circ", "\\degree")
+_DEGREE_SUFFIXES = ("^{\\circ}", "^\\circ", "\\circ", "\\degree", "°")
+#: Unicode vulgar fractions, by value: ``3½`` is 3.5.
+_VULGAR_FRACTIONS = {
+    "½": 1 / 2,
+    "⅓": 1 / 3,
+    "⅔": 2 / 3,
+    "¼": 1 / 4,
+    "¾": 3 / 4,
+    "⅕": 1 / 5,
+    "⅖": 2 / 5,
+    "⅗": 3 / 5,
+    "⅘": 4 / 5,
+    "⅙": 1 / 6,
+    "⅚": 5 / 6,
+    "⅛": 1 / 8,
+    "⅜": 3 / 8,
+    "⅝": 5 / 8,
+    "⅞": 7 / 8,
+}
 _TIMES_TEN = ("\\times10^", "\\cdot10^", "*10^")
 
 
@@ -98,7 +116,8 @@ class SymbolicVerdict:
     gold_parsed: str | None
 
 
-def _preview(text: str) -> str:
+def preview(text: str) -> str:
+    """``text`` on one line, cut to a few dozen characters, quoted: for the details of verdicts."""
     flat = " ".join(text.split())
     return repr(flat if len(flat) <= _PREVIEW_CHARS else flat[: _PREVIEW_CHARS - 3] + "...")
 
@@ -266,6 +285,49 @@ def warm_up() -> None:
         _compare_parsed(pred, gold)
 
 
+def _plain_roots(text: str) -> str:
+    """``sqrt(2)`` written in plain text as ``\\sqrt{2}``: math-verify reads ``1 + sqrt(2)`` as 1."""
+    if "sqrt(" not in text:
+        return text
+    out, index = [], 0
+    for match in patterns.PLAIN_SQRT.finditer(text):
+        if match.start() < index:
+            continue
+        close = _closing_brace(text, match.end() - 1)
+        if close < 0:
+            break
+        out.append(text[index : match.start()] + "\\sqrt{" + _plain_roots(text[match.end() : close]) + "}")
+        index = close + 1
+    return "".join(out) + text[index:]
+
+
+def _relation_as_set(gold: Any, pred: Any, gold_kind: str) -> tuple[bool, str]:
+    """Compare an inequality in one variable with an interval or set by the set it describes
+    (``x \\geq 3`` is ``[3, \\infty)``); ``(equal, how it was read)``."""
+    from math_verify import verify
+
+    try:
+        if gold_kind == "relation":
+            if len(gold.free_symbols) != 1:
+                return False, ""
+            gold = gold.as_set()
+        else:
+            if len(pred.free_symbols) != 1:
+                return False, ""
+            pred = pred.as_set()
+        equal = verify(
+            gold,
+            pred,
+            float_rounding=_FLOAT_ROUNDING,
+            numeric_precision=_NUMERIC_PRECISION,
+            timeout_seconds=None,
+            raise_on_error=True,
+        )
+    except Exception:  # an inequality SymPy cannot solve stays a relation
+        return False, ""
+    return bool(equal), "the inequality read as the set it describes"
+
+
 def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
     """Parse both sides with math-verify and compare them; runs inside a limits worker."""
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
@@ -273,7 +335,7 @@ def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
     config = [LatexExtractionConfig(), ExprExtractionConfig()]
     parsed: dict[str, Any] = {}
     for side, text in (("gold", gold), ("prediction", pred)):
-        body = " ".join(_strip_delimiters(text).split())  # one line: inline math allows no newline
+        body = _plain_roots(" ".join(_strip_delimiters(text).split()))  # one line: inline math allows no newline
         try:
             found = parse(
                 f"${body}$",
@@ -287,7 +349,7 @@ def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
             return SymbolicVerdict(
                 GradeStatus.UNPARSEABLE,
                 False,
-                f"the {side} {_preview(text)} could not be parsed: {type(exc).__name__}: {exc}",
+                f"the {side} {preview(text)} could not be parsed: {type(exc).__name__}: {exc}",
                 None,
                 str(parsed["gold"]) if "gold" in parsed else None,
             )
@@ -295,7 +357,7 @@ def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
             return SymbolicVerdict(
                 GradeStatus.UNPARSEABLE,
                 False,
-                f"the {side} {_preview(text)} does not parse as LaTeX or as an expression",
+                f"the {side} {preview(text)} does not parse as LaTeX or as an expression",
                 None,
                 str(parsed["gold"]) if "gold" in parsed else None,
             )
@@ -304,7 +366,7 @@ def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
     gold_expr, pred_expr = parsed["gold"], parsed["prediction"]
     gold_str, pred_str = str(gold_expr), str(pred_expr)
     gold_kind, pred_kind = _kind(gold_expr), _kind(pred_expr)
-    said = f"gold {gold_kind} {_preview(gold_str)} and predicted {pred_kind} {_preview(pred_str)}"
+    said = f"gold {gold_kind} {preview(gold_str)} and predicted {pred_kind} {preview(pred_str)}"
     try:
         equal = verify(
             gold_expr,
@@ -322,6 +384,9 @@ def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
             pred_str,
             gold_str,
         )
+    if not equal and {gold_kind, pred_kind} in ({"relation", "interval"}, {"relation", "set"}):
+        equal, how_read = _relation_as_set(gold_expr, pred_expr, gold_kind)
+        said = f"{said} ({how_read})" if how_read else said
     if equal:
         how = "identical after parsing" if gold_str == pred_str else "equal under SymPy"
         return SymbolicVerdict(GradeStatus.OK, True, f"{said} are {how}", pred_str, gold_str)
@@ -388,7 +453,7 @@ def latex_equivalent(pred: str, gold: str, *, time_limit: float | None = None) -
     if gold_word is not None:
         if pred_word == gold_word:
             return SymbolicVerdict(GradeStatus.OK, True, f"both are the word {gold_word!r}", pred_word, gold_word)
-        said = f"the word {pred_word!r}" if pred_word is not None else f"the formula {_preview(pred)}"
+        said = f"the word {pred_word!r}" if pred_word is not None else f"the formula {preview(pred)}"
         return SymbolicVerdict(
             GradeStatus.OK, False, f"the gold is the word {gold_word!r}; the prediction is {said}", pred_word, gold_word
         )
@@ -396,7 +461,7 @@ def latex_equivalent(pred: str, gold: str, *, time_limit: float | None = None) -
         return SymbolicVerdict(
             GradeStatus.UNPARSEABLE,
             False,
-            f"the prediction is the word {pred_word!r}, not a formula like the gold {_preview(gold)}",
+            f"the prediction is the word {pred_word!r}, not a formula like the gold {preview(gold)}",
             pred_word,
             None,
         )
@@ -404,7 +469,7 @@ def latex_equivalent(pred: str, gold: str, *, time_limit: float | None = None) -
     result = call_with_limit(_compare_parsed, pred, gold, time_limit=limit)
     if result.status is LimitStatus.OK and result.value is not None:
         return result.value
-    compared = f"the prediction {_preview(pred)} with the gold {_preview(gold)}"
+    compared = f"the prediction {preview(pred)} with the gold {preview(gold)}"
     if result.status is LimitStatus.TIMEOUT:
         return SymbolicVerdict(
             GradeStatus.TIMEOUT, False, f"{result.message} parsing and comparing {compared}", None, None
@@ -505,11 +570,32 @@ def strip_number_decorations(text: str) -> str | None:
             elif all(char.isalpha() or char in " ./^23" for char in unit):
                 s = s[:start].strip()
             break
+    if patterns.SPACED_THOUSANDS.match(s):  # "25 000"
+        return s.replace(" ", "")
     parts = s.split()
     for left, right in zip(parts, parts[1:], strict=False):
         if left[-1].isdigit() and right[0].isdigit():
             return None
     return "".join(parts)
+
+
+def _mixed_number(text: str) -> float | None:
+    """A mixed number: ``2 3/8`` (19/8), ``-2 3/8``, ``3½``; ``None`` for anything else."""
+    s = patterns.UNICODE_MINUS.sub("-", _strip_delimiters(text)).strip()
+    match = patterns.MIXED_NUMBER.match(s)
+    if match is not None:
+        whole, top, bottom = int(match.group("whole")), int(match.group("top")), int(match.group("bottom"))
+        if bottom == 0:
+            return None
+        value = whole + top / bottom
+        return -value if match.group("sign") == "-" else value
+    if s and s[-1] in _VULGAR_FRACTIONS:
+        head = s[:-1].strip()
+        sign = -1.0 if head.startswith("-") else 1.0
+        head = head.lstrip("+-").strip()
+        if head == "" or head.isdigit():
+            return sign * ((int(head) if head else 0) + _VULGAR_FRACTIONS[s[-1]])
+    return None
 
 
 def latex_number(text: str) -> float | None:
@@ -530,8 +616,10 @@ def latex_number(text: str) -> float | None:
     Returns
     -------
     float or None
-        The value, or ``None`` for anything else (expressions, mixed numbers like ``2\\frac{1}{2}``,
-        division by zero, texts longer than 200 characters).
+        The value, or ``None`` for anything else (expressions, ``2\\frac{1}{2}``, which MATH writes
+        for a product as often as for a mixed number, division by zero, texts longer than 200
+        characters). Plain mixed numbers are read: ``2 3/8`` is 19/8, ``3½`` is 3.5; so are
+        ``45°`` and spaced thousands (``25 000``).
 
     Examples
     --------
@@ -546,5 +634,6 @@ def latex_number(text: str) -> float | None:
         return None
     stripped = strip_number_decorations(text)
     if stripped is None:
-        return None
-    return _read_number(stripped, 0)
+        return _mixed_number(text)
+    value = _read_number(stripped, 0)
+    return value if value is not None else _mixed_number(stripped)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from workbench.grading.compare import AnswerKind, MatchPolicy, Verdict
 from workbench.grading.equivalence import ProgramMatch, compare_programs
 from workbench.grading.extract import MAX_OUTPUT_CHARS, Extraction
+from workbench.grading.mathverify import math_verify_prefetch
+from workbench.grading.normalize import is_no_answer
 from workbench.grading.policies import (
     DEFAULT_GRADING_POLICY,
     GradingPolicy,
@@ -18,7 +21,7 @@ from workbench.grading.policies import (
 from workbench.grading.program import ProgramResult, TableRows, execute_program
 from workbench.grading.status import ExtractionStatus, GradeStatus, MatchReason
 
-__all__ = ["TurnGrade", "grade_turn"]
+__all__ = ["TurnGrade", "grade_turn", "prefetch_turns"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,3 +202,47 @@ def grade_turn(
     return TurnGrade(
         main.verdict, main.answer_source, main.answer, main.extraction, program, program_match, tuple(grades)
     )
+
+
+def prefetch_turns(rows: Iterable[Mapping[str, Any]], policies: Sequence[GradingPolicy]) -> int:
+    r"""Compute ahead, in a few worker calls, what the graders that work in a worker process will
+    be asked about ``rows`` by :func:`grade_turn`: Math-Verify's verdicts
+    (:func:`~workbench.grading.mathverify.math_verify_prefetch`) for each ``math_verify`` policy.
+    How many verdicts wait; grading the rows afterwards gives the same grades, faster.
+
+    ``rows`` hold :func:`grade_turn`'s arguments by name (``predicted_answer``,
+    ``predicted_program``, ``raw_output``, ``upstream_answer``, ``gold_executed``). A row with a
+    predicted program and no answer of its own is left out (its answer is the program's value,
+    known only once the program runs): it is graded alone.
+
+    Examples
+    --------
+    >>> from workbench.grading.policies import POLICIES
+    >>> rows = [{"predicted_answer": None, "raw_output": "so it is $\\boxed{12}$", "gold_executed": "12"}]
+    >>> prefetch_turns(rows, [POLICIES["math-verify"]])
+    1
+    >>> grade_turn(predicted_answer=None, predicted_program=None, raw_output="so it is $\\boxed{12}$",
+    ...            gold_executed="12", gold_program=None, policy=POLICIES["math-verify"]).verdict.correct
+    True
+    """
+    count = 0
+    rows = list(rows)
+    chosen = {policy.name: policy for policy in policies if policy.matcher == "math_verify"}
+    for policy in chosen.values():  # one in practice: a later prefetch drops what an earlier kept
+        pairs = []
+        for row in rows:
+            predicted, program = row.get("predicted_answer"), row.get("predicted_program")
+            if program is not None and program.strip() and (predicted is None or is_no_answer(predicted)):
+                continue
+            answer, _, _ = select_answer(
+                policy,
+                predicted_answer=predicted,
+                program_answer=None,
+                upstream_answer=row.get("upstream_answer"),
+                raw_output=row.get("raw_output"),
+            )
+            gold = row.get("gold_executed")
+            if answer is not None and gold is not None and not is_no_answer(answer):
+                pairs.append((answer, str(gold)))
+        count += math_verify_prefetch(pairs, policy.numbers.time_limit)
+    return count

@@ -22,7 +22,7 @@ from workbench.grading.limits import start_worker
 from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, GradingPolicy, for_benchmark, get_policy
 from workbench.grading.program import TableRows
 from workbench.grading.status import GradeStatus, MatchReason
-from workbench.grading.turn import grade_turn
+from workbench.grading.turn import grade_turn, prefetch_turns
 from workbench.io.gold import GoldDataset
 from workbench.parallel import distinct, map_chunks, same_tables
 from workbench.quality.checks import run_checks, top_category
@@ -122,6 +122,7 @@ def _grade_chunk(
 ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """Grade distinct inputs: per item, the turn's columns and one row per policy."""
     names = [policy.name, *[p.name for p in also if p.name != policy.name]]
+    prefetch_turns([row for row, _ in items if row["_has_prediction"]], [policy, *also])  # batched worker calls
     out = []
     for row, table in items:
         if not row["_has_prediction"]:

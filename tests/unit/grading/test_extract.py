@@ -9,11 +9,12 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from workbench.grading import patterns
 from workbench.grading.compare import read_number
-from workbench.grading.extract import MAX_OUTPUT_CHARS, Extraction, extract_answer, last_boxed
+from workbench.grading.extract import MAX_OUTPUT_CHARS, Extraction, clean_answer_text, extract_answer, last_boxed
 from workbench.grading.policies import POLICIES, grade_answer, select_answer
 from workbench.grading.status import ExtractionRule, ExtractionStatus, GradeStatus, MatchReason
 from workbench.grading.turn import grade_turn
@@ -249,8 +250,10 @@ EXTRACTION_COUNTS: dict[str, dict[str, tuple[int, int, int]]] = {
     # ToRA-70B: 1,308 outputs box their answer. Text equality is low because ToRA's pred drops
     # ".0" ("160" for \boxed{160.0}) and the box keeps "\%" ("20\%" for 20); as numbers 1,289
     # agree. Without a box (11), flex takes the last number: right for "19 people were kicked
-    # out", wrong for "5 cars ... in the first 15 minutes" (15).
-    "tora-70b": {"strict": (1308, 1046, 1289), "flex": (1319, 1050, 1294)},
+    # out", wrong for "5 cars ... in the first 15 minutes" (15). Line 146 is a code block and nothing
+    # else (cut off before its output): flex read "4" from "legos_500 / 4" until code was no longer
+    # mined for answers (issue 19); it finds nothing there now.
+    "tora-70b": {"strict": (1308, 1046, 1289), "flex": (1318, 1050, 1294)},
     # OpenAI: strict finds exactly the outputs with an "A:" line; the rest were cut off by the
     # length limit, where flex takes whatever number came last (e.g. "0.0068181818...").
     # The one answer-line miss is "A: 1/5", whose first number (the reference) is 1.
@@ -306,6 +309,9 @@ def test_boxed_answer_reads_back(prefix: str, n: str) -> None:
 @given(prefix=_WORDS, n=_NUMBERS)
 def test_flex_finds_the_last_number(prefix: str, n: str) -> None:
     text = f"{prefix} {n}"
+    # an output that is one number written with spaces between thousands ("9 100", "25 000") is read
+    # whole (issue 19), as the SI writes numbers
+    assume(not patterns.SPACED_THOUSANDS.match(text.strip()))
     e = extract_answer(text, policy="flex")
     assert (e.answer, e.rule) == (n, ExtractionRule.LAST_NUMBER)
     assert e.span is not None and text[e.span[0] : e.span[1]].strip() == n
@@ -366,3 +372,69 @@ def test_an_output_at_the_size_cap_is_read() -> None:
     at_cap = " " * (MAX_OUTPUT_CHARS - len("#### 18")) + "#### 18"
     assert len(at_cap) == MAX_OUTPUT_CHARS
     assert extract_answer(at_cap, policy="strict").answer == "18"
+
+
+# --------------------------------------------------------------------------- issue 19: MATH outputs
+MATH_RUNS = Path(__file__).resolve().parents[3] / "data" / "predictions" / "math"  # data/SOURCES.md
+RHO_COT = MATH_RUNS / "microsoft-rho-math-7b" / "test_cot_-1_seed0_t0.0_s0_e-1.jsonl"
+RHO_TORA = MATH_RUNS / "microsoft-rho-math-7b-interpreter" / "test_tora_-1_seed0_t0.0_s0_e-1.jsonl"
+
+
+def _code(path: Path, idx: int) -> str:
+    return json.loads(path.read_text(encoding="utf-8").splitlines()[idx])["code"][0]
+
+
+# (output, policy, answer); the source of each case in a comment
+MATH_EXTRACTIONS = [
+    # the Minerva ending (lm-eval minerva_math utils; cot idx 3): the inner marker is not part of the answer
+    (_code(RHO_COT, 3), "flex", "9"),
+    (_code(RHO_COT, 3), "strict", "9"),
+    (_code(RHO_COT, 4), "flex", "Evelyn"),  # cot idx 4: "The final answer is Evelyn. I hope it is correct."
+    (_code(RHO_COT, 120), "flex", "even"),  # cot idx 120: '"even"'
+    (_code(RHO_COT, 451), "strict", "15.975"),  # cot idx 451: "$15.975$ inches"
+    # doubled backslashes (cot idx 0: "$(3, \\frac{\\pi}{2})$")
+    (_code(RHO_COT, 0), "strict", "(3, \\frac{\\pi}{2})"),
+    # "Final Answer: <subject> is X" (Math-Verify tests/test_all.py, Issue #7, its last line)
+    ("Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct.", "strict", "120"),
+    # several boxes given together (interpreter idx 456): both are the answer
+    (_code(RHO_TORA, 456), "strict", "-2, 1"),
+    # a bare answer is not cut to its last number (issue 19, "Families": each example as written there)
+    ("\\frac{7}{3}", "flex", "\\frac{7}{3}"),
+    ("\\sqrt{2}+1", "flex", "\\sqrt{2}+1"),
+    ("1 + sqrt(2)", "flex", "1 + sqrt(2)"),
+    ("3½", "flex", "3½"),
+    ("45°", "flex", "45°"),
+    ("2 3/8", "flex", "2 3/8"),
+    ("25 000", "flex", "25 000"),
+    ("x = 1 and x = 4", "flex", "x = 1 and x = 4"),
+    ("(1, 3), (5, 2)", "flex", "(1, 3), (5, 2)"),
+    ("2, 4 or 6", "flex", "2, 4 or 6"),
+    ("x = 7", "flex", "x = 7"),
+    ("a = 3, b = 10", "flex", "a = 3, b = 10"),
+    ("$\\frac{2}{5}.$", "flex", "\\frac{2}{5}"),
+    # Math-Verify tests/test_all.py test_number_extraction and test_mixed_number_extraction.py
+    ("1 000", "flex", "1 000"),
+    ("4 4/9", "flex", "4 4/9"),
+]
+
+
+@pytest.mark.parametrize(("output", "policy", "answer"), MATH_EXTRACTIONS)
+def test_math_extraction_families(output: str, policy: str, answer: str) -> None:
+    assert extract_answer(output, policy=policy).answer == answer  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("idx", [150, 239, 339, 379])
+def test_flexible_extraction_never_mines_code(idx: int) -> None:
+    """Interpreter outputs without a box (idx 150, 239, 339, 379 of the Rho-Math-Interpreter run):
+    today's answers came from numbers inside ```python blocks; no number inside a code block is read."""
+    text = _code(RHO_TORA, idx)
+    found = extract_answer(text, policy="flex")
+    blocks = [m.span() for m in re.finditer(r"```python\n.*?```", text, re.DOTALL)]
+    assert blocks
+    assert found.span is None or not any(start <= found.span[0] < end for start, end in blocks)
+
+
+def test_the_minerva_sign_off_goes_even_glued() -> None:
+    # data README: 14 upstream preds end "Ihopeitiscorrect" ("Evelyn.Ihopeitiscorrect", the pred of cot idx 4)
+    assert clean_answer_text("Evelyn.Ihopeitiscorrect") == "Evelyn"
+    assert clean_answer_text("$9$. I hope it is correct.") == "9"  # lm-eval minerva_math's ending

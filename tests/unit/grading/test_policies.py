@@ -89,7 +89,7 @@ def test_xwin_math_non_equivalences(pred: str, gold: str, reason: str) -> None:
 
 # --------------------------------------------------------------------------- side by side
 QUESTION = "what percentage of revenue was it?"
-NAMES = ("exact-string", "official", "cascade", "strict", "flex", "symbolic")
+NAMES = ("exact-string", "official", "cascade", "strict", "flex", "math-verify", "symbolic")
 
 # (predicted_answer, raw_output, gold, question, {policy: (correct, reason, answer source)})
 SIDE_BY_SIDE = [
@@ -106,6 +106,7 @@ SIDE_BY_SIDE = [
             "strict": (True, "percent_reading", "answer"),
             "flex": (True, "percent_reading", "answer"),
             "symbolic": (True, "percent_reading", "answer"),
+            "math-verify": (False, "wrong_value", "answer"),
         },
     ),
     # the same answer when the question asks for a ratio
@@ -121,6 +122,7 @@ SIDE_BY_SIDE = [
             "strict": (False, "percent_confusion", "answer"),
             "flex": (False, "percent_confusion", "answer"),
             "symbolic": (False, "percent_confusion", "answer"),
+            "math-verify": (False, "wrong_value", "answer"),
         },
     ),
     # raw output only, no marker: strict finds nothing, flex and the answer policies take 12.57
@@ -136,6 +138,7 @@ SIDE_BY_SIDE = [
             "strict": (False, "no_answer", "strict"),
             "flex": (True, "percent_reading", "flex"),
             "symbolic": (True, "percent_reading", "flex"),
+            "math-verify": (False, "wrong_value", "raw"),
         },
     ),
     # raw output with a marker and a % sign: within the relative tolerance
@@ -151,6 +154,7 @@ SIDE_BY_SIDE = [
             "strict": (True, "rel_tolerance", "strict"),
             "flex": (True, "rel_tolerance", "flex"),
             "symbolic": (True, "rel_tolerance", "flex"),
+            "math-verify": (False, "wrong_value", "raw"),
         },
     ),
     # ToRA-70B, GSM8K test line 12: "It takes Carla $\boxed{160.0}$ minutes" for gold 160
@@ -166,6 +170,7 @@ SIDE_BY_SIDE = [
             "strict": (True, "exact", "strict"),
             "flex": (True, "exact", "flex"),
             "symbolic": (True, "exact", "flex"),
+            "math-verify": (True, "symbolic", "raw"),
         },
     ),
     # OpenAI 6B fine-tuned, GSM8K test line 1: a wrong answer is wrong under every policy
@@ -174,7 +179,7 @@ SIDE_BY_SIDE = [
         "She has 13 ducks eggs and she sells 2 each day so she makes 13 * 2 = $<<13*2=26>>26\nA: 26",
         "18",
         None,
-        {name: (False, "wrong_value", "strict" if name == "strict" else "flex") for name in NAMES},
+        {name: (False, "wrong_value", {"strict": "strict", "math-verify": "raw"}.get(name, "flex")) for name in NAMES},
     ),
 ]
 

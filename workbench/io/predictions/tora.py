@@ -22,18 +22,27 @@ def read(source: PredictionSource) -> Rows:
     is the only one in greedy runs such as the published GSM8K files. ``record_id`` is ``idx``
     (the GSM8K line index), ``raw_output`` the tool-integrated trajectory, ``upstream_answer``
     the answer ToRA's evaluation script extracted (the grader extracts its own from the
-    trajectory), ``gold_answer`` ``gt`` and ``gold_solution`` ``gt_cot``.
+    trajectory), ``gold_answer`` ``gt`` and ``gold_solution`` ``gt_cot``. Runs of the same harness
+    on MATH-500 (math-evaluation-harness, e.g. Rho-Math's) also carry the dataset's ``answer``,
+    which is the gold then (``gt`` is a lossy normalisation of it), and the harness's verdict
+    ``score`` (a list like ``code``), read as ``upstream_correct``. Their ``pred`` is not taken
+    as ``upstream_answer``: the harness normalised it as it did ``gt`` and lost content (Rho-Math
+    CoT idx 4 "Evelyn.Ihopeitiscorrect", idx 102 "(+5)(b+2)" for the model's "(a+5)(b+2)"), so the
+    grader reads the model's own answer from ``code`` instead.
     """
     pairs = source.lines or []
     records = [
         {
             "record_id": obj.get("idx"),
             "turn": 0,
-            "upstream_answer": first_item(obj.get("pred")),
+            "upstream_answer": None if isinstance(obj.get("answer"), str) else first_item(obj.get("pred")),
             "raw_output": first_item(obj.get("code")),
             "question": obj.get("question"),
-            "gold_answer": obj.get("gt"),
+            # MATH-500 runs also carry the dataset's own ``answer``; their ``gt`` is the harness's
+            # normalisation of it, which loses content (Rho-Math idx 97: "" for \text{east})
+            "gold_answer": obj.get("answer") if isinstance(obj.get("answer"), str) else obj.get("gt"),
             "gold_solution": obj.get("gt_cot"),
+            "upstream_correct": first_item(obj.get("score")),
         }
         for _, obj in pairs
     ]
