@@ -4,6 +4,11 @@ A report run leaves, next to its HTML, ``<slug>.manifest.json`` (input hashes, p
 versions, headline metrics per system) and ``<slug>.verdicts.parquet`` (one row per system and
 turn: correct or not). The next run into the same folder compares itself with them: metric
 deltas per system, and the turns that newly fail or newly pass.
+
+A nightly job names its systems after their run folders (``model@2026-05-04T12-48-44Z``), so
+the systems of two runs are matched by a stable identity (:func:`match_systems`): the same
+name (a ``--system`` name is kept from night to night); else the name without its run-folder
+timestamps; else, when each run has exactly one system, those two.
 """
 
 from __future__ import annotations
@@ -17,11 +22,15 @@ from typing import Any
 import polars as pl
 
 from workbench.analysis.metrics import MANIFEST_METRICS as _MANIFEST_SPECS
+from workbench.grading.patterns import RUN_TIMESTAMP_DIR
 from workbench.io.manifest import Manifest, library_versions
 
 __all__ = [
     "MANIFEST_METRICS",
     "Changes",
+    "SystemMatch",
+    "stable_identity",
+    "match_systems",
     "build_manifest",
     "read_verdicts",
     "compare_runs",
@@ -70,6 +79,78 @@ def read_verdicts(turns_path: Path) -> pl.DataFrame:
     return pl.read_parquet(turns_path, columns=[*VERDICT_KEYS, "correct"])
 
 
+def stable_identity(system: str) -> str:
+    """A system's name without the run-folder timestamps a default name carries.
+
+    Examples
+    --------
+    >>> stable_identity("zarifaziz-claude-sonnet-4-6@2026-05-04T12-48-44Z")
+    'zarifaziz-claude-sonnet-4-6'
+    >>> stable_identity("claude-small"), stable_identity("2026-05-04T12-48-44Z")
+    ('claude-small', '2026-05-04T12-48-44Z')
+    """
+    kept = [part for part in system.split("@") if not RUN_TIMESTAMP_DIR.match(part)]
+    return "@".join(kept) or system
+
+
+@dataclass(frozen=True)
+class SystemMatch:
+    """A system of the current run and the system of the previous run it is compared with.
+
+    ``how`` says why they are taken as the same system: ``"same name"``, ``"same name without
+    the run-folder timestamp"`` or ``"the only system of each run"``.
+    """
+
+    current: str
+    previous: str
+    how: str
+
+
+def match_systems(previous: list[str], current: list[str]) -> tuple[tuple[SystemMatch, ...], str | None]:
+    """Match the systems of two runs by a stable identity, and say why any are left unmatched.
+
+    In order: the same name; else the same name without run-folder timestamps
+    (:func:`stable_identity`, when it names one system on each side); else, when each run has
+    exactly one system, those two. Returns the matches (in the order of ``current``) and,
+    when a system of the current run has no match, one sentence saying why (else ``None``).
+
+    Examples
+    --------
+    >>> m, why = match_systems(["m@2026-05-04T06-35-00Z"], ["m@2026-05-04T12-48-44Z"])
+    >>> [(x.previous, x.current, x.how) for x in m], why
+    ([('m@2026-05-04T06-35-00Z', 'm@2026-05-04T12-48-44Z', 'same name without the run-folder timestamp')], None)
+    >>> [(x.previous, x.current, x.how) for x in match_systems(["gpt"], ["claude"])[0]]
+    [('gpt', 'claude', 'the only system of each run')]
+    >>> match_systems(["a", "b"], ["c", "d"])
+    ((), 'No system of this run (c, d) has the name of one of the previous run (a, b), with or without run-folder timestamps; name them with --system to compare them from run to run.')
+    """
+    matches: dict[str, SystemMatch] = {}
+    for name in current:
+        if name in previous:
+            matches[name] = SystemMatch(name, name, "same name")
+    left_now = [n for n in current if n not in matches]
+    left_then = [n for n in previous if n not in {m.previous for m in matches.values()}]
+    for name in left_now:
+        same = [p for p in left_then if stable_identity(p) == stable_identity(name)]
+        rivals = [n for n in left_now if stable_identity(n) == stable_identity(name)]
+        if len(same) == 1 and len(rivals) == 1:
+            matches[name] = SystemMatch(name, same[0], "same name without the run-folder timestamp")
+            left_then.remove(same[0])
+    if not matches and len(current) == 1 and len(previous) == 1:
+        matches[current[0]] = SystemMatch(current[0], previous[0], "the only system of each run")
+    ordered = tuple(matches[n] for n in current if n in matches)
+    unmatched = [n for n in current if n not in matches]
+    if not unmatched:
+        return ordered, None
+    if not previous:
+        return ordered, "The previous run recorded no systems, so there is nothing to compare with."
+    return ordered, (
+        f"No system of this run ({', '.join(unmatched)}) has the name of one of the previous run "
+        f"({', '.join(left_then) or ', '.join(previous)}), with or without run-folder timestamps; "
+        "name them with --system to compare them from run to run."
+    )
+
+
 @dataclass(frozen=True)
 class Changes:
     """What changed between two runs of one report.
@@ -84,6 +165,11 @@ class Changes:
         ``system, record_id, turn`` of turns whose verdict flipped.
     inputs_changed
         Names of the inputs whose hash differs (``dataset``, prediction files).
+    matches
+        Which system of the previous run each system is compared with, and why
+        (:func:`match_systems`).
+    unmatched
+        One sentence saying why a system of this run has no counterpart, or ``None``.
     """
 
     previous: str
@@ -91,15 +177,19 @@ class Changes:
     newly_failing: pl.DataFrame
     newly_passing: pl.DataFrame
     inputs_changed: tuple[str, ...]
+    matches: tuple[SystemMatch, ...] = ()
+    unmatched: str | None = None
 
 
-def _input_hashes(manifest: Mapping[str, Any]) -> dict[str, str]:
+def _input_hashes(manifest: Mapping[str, Any], names: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The hash of each input by name; ``names`` renames systems (previous run: its matches)."""
     inputs = manifest.get("inputs") or {}
     out = {}
     if inputs.get("dataset"):
         out["dataset"] = inputs["dataset"].get("sha256", "")
     for item in inputs.get("predictions") or []:
-        out[f"predictions of {item.get('system')}"] = item.get("sha256", "")
+        system = str(item.get("system"))
+        out[f"predictions of {(names or {}).get(system, system)}"] = item.get("sha256", "")
     return out
 
 
@@ -113,7 +203,8 @@ def compare_runs(
 
     ``previous`` and ``current`` are report manifests, as their files hold them or as
     :class:`~workbench.io.manifest.Manifest`; a file without ``schema_version`` (written before
-    it was recorded) reads the same.
+    it was recorded) reads the same. Systems are matched by :func:`match_systems`; metrics
+    and verdicts are compared between matched systems only, under the current name.
 
     Examples
     --------
@@ -124,14 +215,22 @@ def compare_runs(
     >>> c = compare_runs(old, v0, new, v1)
     >>> c.metrics.row(0), c.newly_passing.rows(), c.newly_failing.height
     (('s', 'turn_execution_accuracy', 0.5, 0.75, 0.25), [('s', 'r', 1)], 0)
+    >>> c = compare_runs({**old, "metrics": {"t": old["metrics"]["s"]}}, v0.with_columns(system=pl.lit("t")), new, v1)
+    >>> c.matches[0].how, c.newly_passing.rows()
+    ('the only system of each run', [('s', 'r', 1)])
     """
     if isinstance(previous, Manifest):
         previous = previous.to_dict()
     if isinstance(current, Manifest):
         current = current.to_dict()
+    then_metrics = previous.get("metrics", {}) or {}
+    matches, unmatched = match_systems(list(then_metrics), list(current.get("metrics", {}) or {}))
+    earlier = {m.current: m.previous for m in matches}
     rows = []
     for system, values in current.get("metrics", {}).items():
-        before = previous.get("metrics", {}).get(system, {})
+        if system not in earlier:
+            continue
+        before = then_metrics.get(earlier[system], {})
         for key in MANIFEST_METRICS:
             if key in values or key in before:
                 now, then = values.get(key), before.get(key)
@@ -149,10 +248,22 @@ def compare_runs(
     )
     empty = pl.DataFrame(schema={"system": pl.String, "record_id": pl.String, "turn": pl.Int32})
     failing, passing = empty, empty
-    if previous_verdicts is not None:
-        joined = verdicts.join(previous_verdicts, on=VERDICT_KEYS, how="inner", suffix="_previous")
+    if previous_verdicts is not None and matches:
+        renamed = previous_verdicts.join(
+            pl.DataFrame(
+                {"system": [m.previous for m in matches], "current": [m.current for m in matches]},
+                schema={"system": previous_verdicts.schema["system"], "current": pl.String},
+            ),
+            on="system",
+            how="inner",
+        ).with_columns(pl.col("current").alias("system"))
+        joined = verdicts.join(
+            renamed.select(VERDICT_KEYS + ["correct"]), on=VERDICT_KEYS, how="inner", suffix="_previous"
+        )
         failing = joined.filter(pl.col("correct_previous") & ~pl.col("correct")).select(VERDICT_KEYS).sort(VERDICT_KEYS)
         passing = joined.filter(~pl.col("correct_previous") & pl.col("correct")).select(VERDICT_KEYS).sort(VERDICT_KEYS)
-    old, new = _input_hashes(previous), _input_hashes(current)
+    old = _input_hashes(previous, {m.previous: m.current for m in matches})
+    new = _input_hashes(current)
     changed = tuple(name for name in new if old.get(name) != new[name])
-    return Changes(str(previous.get("created_at", "an earlier run")), metrics, failing, passing, changed)
+    created = str(previous.get("created_at", "an earlier run"))
+    return Changes(created, metrics, failing, passing, changed, matches, unmatched)

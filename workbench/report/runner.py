@@ -37,7 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.analysis import formats
 from workbench.analysis.changes import build_manifest, compare_runs, read_verdicts
+from workbench.analysis.glossary import glossary
 from workbench.config import RunConfig, locate, project_root, resolve, split_list
 from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.grading import patterns
@@ -45,6 +47,8 @@ from workbench.io.atomic import parquet_writer, write_atomic, write_atomic_set
 from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
 from workbench.pipeline.graded import graded_paths
 from workbench.pipeline.run import grade_run
+from workbench.report.index import index_folder, shown_paths, write_index
+from workbench.report.sections import report_title
 from workbench.views.changes import changes_html, manifest_html
 from workbench.views.html import Markup, macro, render, script_json, static_text
 
@@ -245,7 +249,6 @@ def run_template(
         written = _grade_once(known, params, graded, {} if graded_sets is None else graded_sets)
         # not graded here (bad inputs): the template grades itself, and its cell names the error
         run_params = {**params, "graded_dir": str(graded) if written else ""}
-    previous = _previous_run(out, path.stem)
     try:
         papermill.execute_notebook(
             str(path),
@@ -267,6 +270,7 @@ def run_template(
     # the figures come from the graded folder written above, never from what the template wrote
     files = graded_paths(graded)
     summary = json.loads(files["summary"].read_text(encoding="utf-8")) if written else None
+    previous = _previous_run(out, path.stem, slug, (summary or {}).get("dataset") or {})
     manifest = build_manifest(template=path.stem, parameters=params, summary=summary, html_file=html_out.name)
     verdicts = read_verdicts(files["turns"]) if written else None
     changes = None
@@ -275,8 +279,15 @@ def run_template(
         changes = compare_runs(old_manifest, old_verdicts, manifest, verdicts)
     executed = nbformat.read(str(notebook_out), as_version=4)
     opening = changes_html(changes) if verdicts is not None else ""
-    closing = manifest_html(manifest.to_dict())
-    page = render_html(executed, title=f"{path.stem} report", opening=opening, closing=closing)
+    closing = manifest_html(shown_paths(manifest.to_dict(), out))
+    benchmark = str((summary or {}).get("dataset", {}).get("benchmark", ""))
+    page = render_html(
+        executed,
+        title=report_title(benchmark, path.stem),
+        opening=opening,
+        closing=closing,
+        terms=[(entry.term, entry.definition) for entry in glossary(benchmark)],
+    )
     write_atomic(html_out, lambda p: p.write_text(page, encoding="utf-8"))
     manifest_out = inside(out, f"{slug}.manifest.json")
     if verdicts is not None:
@@ -286,7 +297,7 @@ def run_template(
     line = None
     if changes is not None:
         moved = ", ".join(
-            f"{system} {delta * 100:+.2f} pts"
+            f"{system} {formats.points(delta)}"
             for system, metric, _, _, delta in changes.metrics.iter_rows()
             if metric == "turn_execution_accuracy" and delta is not None
         )
@@ -294,6 +305,9 @@ def run_template(
             f"turn execution accuracy {moved or 'n/a'}; {changes.newly_failing.height} turns newly failing, "
             f"{changes.newly_passing.height} newly passing (against {changes.previous})"
         )
+        if changes.unmatched:
+            line += f"; {changes.unmatched}"
+    write_index(index_folder(out, path.stem))
     return ReportResult(notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line)
 
 
@@ -355,8 +369,11 @@ def _grade_once(known: dict[str, dict[str, Any]], params: dict[str, Any], graded
     return True
 
 
-def _previous_run(out: Path, template: str) -> tuple[dict[str, Any], Any] | None:
-    """The newest earlier manifest of ``template`` in ``out`` and its verdicts, if any."""
+def _previous_run(out: Path, template: str, slug: str, dataset: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:
+    """The previous run of this report in ``out`` and its verdicts, if any: the newest manifest
+    of ``template`` written under the same name (``slug``: the same parameters), else the newest
+    on the same dataset (its sha256: a nightly job's new predictions), else on the same
+    benchmark; never a report of another benchmark that shares the folder."""
     import polars as pl
 
     found = []
@@ -365,11 +382,23 @@ def _previous_run(out: Path, template: str) -> tuple[dict[str, Any], Any] | None
             manifest = json.loads(candidate.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(manifest, dict) and manifest.get("template") == template:
-            found.append((str(manifest.get("created_at", "")), candidate, manifest))
+        if not isinstance(manifest, dict) or manifest.get("template") != template:
+            continue
+        then = (manifest.get("inputs") or {}).get("dataset") or {}
+        kinship = (
+            3
+            if candidate.name == f"{slug}.manifest.json"
+            else 2
+            if dataset.get("sha256") and then.get("sha256") == dataset.get("sha256")
+            else 1
+            if dataset.get("benchmark") and then.get("benchmark") == dataset.get("benchmark")
+            else 0
+        )
+        if kinship:
+            found.append((kinship, str(manifest.get("created_at", "")), candidate.stat().st_mtime, candidate, manifest))
     if not found:
         return None
-    _, path, manifest = max(found, key=lambda item: (item[0], item[1].stat().st_mtime))
+    *_, path, manifest = max(found, key=lambda item: item[:3])
     verdicts = path.with_name(path.name.replace(".manifest.json", ".verdicts.parquet"))
     return manifest, (pl.read_parquet(verdicts) if verdicts.exists() else None)
 
@@ -421,7 +450,31 @@ def _script_hash(source: str) -> str:
     return base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii")
 
 
-def render_html(notebook: Any, *, title: str, opening: str = "", closing: str = "") -> str:
+#: The tag of the template cell whose output is the page's heading: the opening (the changes
+#: since the previous run) follows it. Without one, the opening follows the first level-1
+#: heading of a markdown cell, else it opens the page.
+TITLE_TAG = "title"
+
+
+def _title_cell(cells: list[Any]) -> int | None:
+    """The index of the cell the opening follows (see :data:`TITLE_TAG`), or ``None``."""
+    for i, cell in enumerate(cells):
+        if TITLE_TAG in cell.get("metadata", {}).get("tags", []):
+            return i
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and cell.source.lstrip().startswith("# "):
+            return i
+    return None
+
+
+def render_html(
+    notebook: Any,
+    *,
+    title: str,
+    opening: str = "",
+    closing: str = "",
+    terms: list[tuple[str, str]] | None = None,
+) -> str:
     """Render an executed notebook as one self-contained HTML page without code cells.
 
     The page is ``templates/page.html.j2`` and its cells ``notebook.html.j2``; its stylesheet
@@ -437,8 +490,11 @@ def render_html(notebook: Any, *, title: str, opening: str = "", closing: str = 
     title
         The page title (escaped).
     opening, closing
-        Markup (trusted, not escaped) shown before and after the notebook's outputs: the
-        changes since the previous run and the run manifest.
+        Markup (trusted, not escaped): the changes since the previous run, shown after the
+        page's heading (the outputs of the cell tagged :data:`TITLE_TAG`), and the run
+        manifest, shown last.
+    terms
+        The glossary, ``(term, definition)`` pairs (escaped), shown before the manifest.
 
     Returns
     -------
@@ -459,7 +515,10 @@ def render_html(notebook: Any, *, title: str, opening: str = "", closing: str = 
     """
     counter = [0]
     blocks: list[_Block | None] = []
-    for cell in notebook.cells:
+    after = _title_cell(list(notebook.cells))
+    if after is None and opening:
+        blocks.append(("opening", Markup(opening), ""))
+    for i, cell in enumerate(notebook.cells):
         tags = cell.get("metadata", {}).get("tags", [])
         if "parameters" in tags or "injected-parameters" in tags:
             continue
@@ -467,6 +526,8 @@ def render_html(notebook: Any, *, title: str, opening: str = "", closing: str = 
             blocks.append(("markdown", _markdown(cell.source), ""))
         elif cell.cell_type == "code":
             blocks.extend(_output_block(o, counter) for o in cell.get("outputs", []))
+        if i == after and opening:
+            blocks.append(("opening", Markup(opening), ""))
     content = macro("notebook.html.j2", "content", [b for b in blocks if b is not None])
     head_scripts: list[str] = []
     tail_scripts: list[str] = []
@@ -481,11 +542,11 @@ def render_html(notebook: Any, *, title: str, opening: str = "", closing: str = 
         "page.html.j2",
         title=title,
         script_hashes=[_script_hash(s) for s in head_scripts + tail_scripts],
-        css=Markup(static_text("report.css")),
+        css=Markup(static_text("report.css") + (static_text("glossary.css") if terms else "")),
         head_scripts=[Markup(s) for s in head_scripts],
         tail_scripts=[Markup(s) for s in tail_scripts],
-        opening=Markup(opening),
         content=content,
+        terms=terms or [],
         closing=Markup(closing),
     )
     return str(page)

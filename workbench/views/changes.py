@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from workbench.analysis import formats
 from workbench.analysis.changes import MANIFEST_METRICS, Changes
 from workbench.views.html import macro, script_json
 
@@ -26,16 +27,18 @@ def _turns(frame: pl.DataFrame) -> tuple[list[tuple[Any, ...]], int]:
     return frame.head(TURN_LIST_LIMIT).rows(), frame.height
 
 
-def _number(value: float | None, key: str) -> str | None:
+def _number(value: float | None, key: str) -> str:
+    """A manifest figure: a count with separators, a rate as a percent (:mod:`~workbench.analysis.formats`)."""
     if value is None:
-        return None
-    return f"{value:.0f}" if key.startswith("n_") else f"{value:.1%}"
+        return formats.MISSING
+    return formats.count(round(value)) if key.startswith("n_") else formats.percent(value)
 
 
-def _change(delta: float | None, key: str) -> str | None:
+def _change(delta: float | None, key: str) -> str:
+    """A change: a count signed, a rate in points."""
     if delta is None:
-        return None
-    return f"{delta:+.0f}" if key.startswith("n_") else f"{delta * 100:+.2f} pts"
+        return formats.MISSING
+    return f"{round(delta):+,}" if key.startswith("n_") else formats.points(delta)
 
 
 def changes_html(changes: Changes | None) -> str:
@@ -52,6 +55,7 @@ def changes_html(changes: Changes | None) -> str:
         (system, MANIFEST_METRICS.get(key, key), _number(then, key), _number(now, key), _change(delta, key))
         for system, key, then, now, delta in changes.metrics.iter_rows()
     ]
+    matches = [(m.current, m.previous, m.how) for m in changes.matches]
     markup = macro(
         "changes.html.j2",
         "changes",
@@ -61,6 +65,8 @@ def changes_html(changes: Changes | None) -> str:
         _turns(changes.newly_failing),
         _turns(changes.newly_passing),
         TURN_LIST_LIMIT,
+        matches,
+        changes.unmatched,
     )
     return str(markup)
 

@@ -241,7 +241,7 @@ def test_the_template_opens_the_graded_folder_the_runner_wrote(tmp_path: Path, m
     result = run_template("01-overview", parameters=FIXTURE_PARAMS, out_dir=tmp_path)
     (graded,) = tmp_path.glob("*.graded")
     assert "424242" in (graded / "summary.json").read_text(encoding="utf-8")
-    assert "(424242/" in result.html.read_text(encoding="utf-8")
+    assert "(424,242/" in result.html.read_text(encoding="utf-8")  # counts with separators
     executed = nbformat.read(result.notebook, as_version=4)
     (injected,) = [c for c in executed.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert f"graded_dir = {str(graded)!r}" in injected.source or f'graded_dir = "{graded}"' in injected.source

@@ -4,6 +4,7 @@ partial notebook."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -76,3 +77,48 @@ def test_failing_cell_keeps_the_partial_notebook_and_names_the_cell(tmp_path: Pa
     assert "01-overview.ipynb: cell" in message and "failed with" in message
     partial = next(tmp_path.glob("*.ipynb"))
     assert partial.name in message and partial.exists()
+
+
+BUNDLED_RUNS = REPO / "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6"
+
+
+def test_two_nightly_runs_without_system_names_show_the_first_runs_accuracy(tmp_path: Path) -> None:
+    """The README's cron job: the bundled dev runs, one a night, into one folder, no --system."""
+    out = tmp_path / "nightly"
+    first = run_template(
+        "01-overview",
+        parameters={"predictions": str(BUNDLED_RUNS / "2026-05-04T06-35-00Z/predictions.jsonl")},
+        out_dir=out,
+    )
+    second = run_template(
+        "01-overview",
+        parameters={"predictions": str(BUNDLED_RUNS / "2026-05-04T12-48-44Z/predictions.jsonl")},
+        out_dir=out,
+    )
+    assert first.changes is None and second.changes is not None
+    then = pl.read_parquet(first.manifest.with_name(first.manifest.name.replace(".manifest.json", ".verdicts.parquet")))
+    now = pl.read_parquet(
+        second.manifest.with_name(second.manifest.name.replace(".manifest.json", ".verdicts.parquet"))
+    )
+    keys = ["record_id", "turn"]
+    both = then.select(*keys, "correct").join(now.select(*keys, "correct"), on=keys, suffix="_now")
+    failing = both.filter(pl.col("correct") & ~pl.col("correct_now")).height
+    passing = both.filter(~pl.col("correct") & pl.col("correct_now")).height
+    assert f"{failing} turns newly failing, {passing} newly passing" in second.changes
+
+    page = second.html.read_text(encoding="utf-8")
+    section = page[page.index('<section class="wb-changes">') :]
+    section = section[: section.index("</section>")]
+    accuracy = re.search(r"<td>Turn execution acc.</td>(.*?)</tr>", section)
+    assert accuracy is not None
+    cells = re.findall(r'<td class="num">([^<]*)</td>', accuracy.group(1))
+    assert cells[:2] == ["83.1%", f"{now['correct'].mean():.1%}"] and cells[2].endswith(" points")
+    assert f"Newly failing turns ({failing})" in section and f"Newly passing turns ({passing})" in section
+    assert "same name without the run-folder timestamp" in section
+    assert "zarifaziz-claude-sonnet-4-6@2026-05-04T06-35-00Z" in section
+    assert page.index("</h1>") < page.index('<section class="wb-changes">'), "the changes follow the title"
+    for written in [first.html, second.html, out / "index.html"]:
+        text = written.read_text(encoding="utf-8")
+        assert str(REPO) not in text and str(tmp_path) not in text, written
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert index.count("<li><h2>") == 2 and f'<a href="{second.html.name}">' in index

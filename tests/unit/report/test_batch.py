@@ -14,9 +14,12 @@ REPO = Path(__file__).resolve().parents[3]
 
 def test_bundled_batch_lists_the_report_templates() -> None:
     jobs = load_batch(REPO / "notebooks" / "bundled.yaml")
-    assert [j.template for j in jobs] == ["01-overview", "02-error-slices", "04-compare-systems"]
+    assert [j.template for j in jobs] == ["01-overview", "02-error-slices", "04-compare-systems", "01-overview"]
     assert all((REPO / "notebooks" / f"{j.template}.ipynb").exists() for j in jobs)
-    assert all(j.out_dir is None and j.parameters == {} for j in jobs)
+    assert all(j.out_dir is None for j in jobs) and all(j.parameters == {} for j in jobs[:3])
+    # the GSM8K overview: ToRA-70B's outputs carry their own gold
+    assert jobs[3].parameters == {"dataset": "none", "predictions": ["data/predictions/gsm8k/tora/tora-70b.jsonl"]}
+    assert (REPO / jobs[3].parameters["predictions"][0]).is_file()
 
 
 def test_inputs_become_template_parameters(tmp_path: Path) -> None:

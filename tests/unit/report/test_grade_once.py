@@ -98,13 +98,15 @@ def test_a_batch_grades_each_input_set_once(tmp_path: Path, executed: list[dict[
 def test_the_bundled_batch_grades_the_bundled_runs_once_each(
     tmp_path: Path, executed: list[dict[str, Any]], grades: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``make report``: 01 and 02 share the bundled run, 04 compares the two bundled runs."""
+    """``make report``: 01 and 02 share the bundled run, 04 compares the two bundled runs, the
+    GSM8K overview grades ToRA-70B's outputs against the gold they carry."""
     monkeypatch.setattr(runner, "grade_run", lambda config, **_: grades.append(config) or _Written())
     jobs = load_batch(REPO / "notebooks/bundled.yaml")
     done: dict[str, Path] = {}
     for job in jobs:
         runner.run_template(job.template, parameters=job.parameters, out_dir=tmp_path / job.template, graded_sets=done)
-    assert [len(c.predictions) for c in grades] == [1, 2]
+    assert [len(c.predictions) for c in grades] == [1, 2, 1]
+    assert grades[2].dataset is None and grades[2].predictions[0].name == "tora-70b.jsonl"
     assert [Path(c["graded_dir"]).parent.name for c in executed] == [job.template for job in jobs]
 
 

@@ -1,0 +1,87 @@
+"""Pages that know their benchmark: a GSM8K report is titled and laid out for single questions
+(no conversations, no empty charts, BLEU and ROUGE shown), no page holds a machine path, and the
+reports folder's index.html lists every report."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from workbench.report.runner import run_template
+
+REPO = Path(__file__).resolve().parents[3]
+TORA = REPO / "tests/fixtures/predictions/gsm8k/tora-70b_first_20.jsonl"
+
+
+def _text(page: str) -> str:
+    """The words a reader sees before the run manifest (scripts, styles and tags removed, entities read)."""
+    body = re.sub(r"<(script|style).*?</\1>", " ", page.split('<details class="wb-manifest">')[0], flags=re.S)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", body)))
+
+
+@pytest.fixture(scope="module")
+def gsm8k_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path]]:
+    root = tmp_path_factory.mktemp("gsm8k") / "reports"
+    params = {"dataset": "none", "predictions": str(TORA)}
+    graded: dict[str, Path] = {}
+    pages = {
+        template: run_template(template, parameters=params, out_dir=root / template, graded_sets=graded).html
+        for template in ("01-overview", "02-error-slices")
+    }
+    return root, pages
+
+
+def test_gsm8k_overview_is_titled_and_laid_out_for_single_questions(
+    gsm8k_reports: tuple[Path, dict[str, Path]],
+) -> None:
+    root, pages = gsm8k_reports
+    page = pages["01-overview"].read_text(encoding="utf-8")
+    text = _text(page)
+    assert "<title>GSM8K error report: overview</title>" in page and "ConvFinQA error report" not in page
+    assert text.lstrip().startswith("GSM8K error report: overview")
+    assert "20 problems" in text and " conversations, " not in text and "Conversations" not in text
+    assert "Conversation execution acc." not in text and "All turns correct" not in text
+    assert "GSM8K problems are single questions, so there is no turn index to follow." in text
+    assert "GSM8K gold answers come without programs, so there is no operation to group problems by." in text
+    assert 'class="plotly-figure"' not in page, "no empty chart"
+    summary = json.loads(next(root.glob("01-overview/*.graded/summary.json")).read_text(encoding="utf-8"))
+    scores = next(iter(summary["systems"].values()))["text"]
+    row = re.search(r"BLEU and ROUGE \(0 to 100\).*?<tbody>(.*?)</tbody>", page, flags=re.S)
+    assert row is not None
+    shown = re.findall(r'<td class="num"[^>]*>([^<]*)</td>', row.group(1))
+    assert shown == [f"{scores[k]:.1f}" for k in ("bleu", "rouge1", "rouge2", "rougeL")] + [str(scores["n"])]
+    assert "Glossary" in text and "BLEU and ROUGE Word overlap" in text and "Type-2" not in text
+
+
+def test_gsm8k_slices_page_says_why_sections_are_empty(gsm8k_reports: tuple[Path, dict[str, Path]]) -> None:
+    _, pages = gsm8k_reports
+    page = pages["02-error-slices"].read_text(encoding="utf-8")
+    text = _text(page)
+    assert "<title>GSM8K error report: error slices, error types and data-quality flags</title>" in page
+    assert "GSM8K has no gold programs to cross them with" in text
+    assert "which GSM8K problems do not have" in text  # the data-quality section, replaced by its reason
+    assert "Error propagation GSM8K problems are single questions" in text
+    assert "Accuracy by operation" not in text
+    assert page.count('class="plotly-figure"') == 1  # accuracy by answer format, the one slice GSM8K has
+
+
+def test_no_page_holds_a_machine_path_and_the_index_lists_every_report(
+    gsm8k_reports: tuple[Path, dict[str, Path]],
+) -> None:
+    root, pages = gsm8k_reports
+    written = sorted(root.rglob("*.html"))
+    assert {p.name for p in written} >= {"index.html", pages["01-overview"].name}
+    for path in written:
+        page = path.read_text(encoding="utf-8")
+        assert str(REPO) not in page and str(root.parent) not in page and "/tmp/" not in page, path
+    index = (root / "index.html").read_text(encoding="utf-8")
+    for template, page in pages.items():
+        assert f'<a href="{template}/{page.name}">' in index
+    assert (
+        index.count("GSM8K error report") == 2 and "tests/fixtures/predictions/gsm8k/tora-70b_first_20.jsonl" in index
+    )
+    assert re.search(r"tora-70b_first_20: \d+\.\d% correct, \d+ of 20", index)

@@ -1,0 +1,126 @@
+"""The grading words a report uses, defined once: every page ends with the entries that concern
+its benchmark (rendered by the page template, :mod:`workbench.report.runner`).
+
+The metrics' own definitions are their records' (:data:`workbench.analysis.metrics.METRICS`);
+the other words are defined here.
+
+Examples
+--------
+>>> terms = [entry.term for entry in glossary("gsm8k")]
+>>> "Turn" in terms, "Conversation" in terms, "BLEU and ROUGE" in terms
+(True, False, True)
+>>> next(e for e in glossary("convfinqa") if e.term == "Turn execution accuracy").definition
+'Share of turns whose answer is correct.'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.analysis.metrics import METRICS
+
+__all__ = ["Entry", "GLOSSARY", "glossary"]
+
+_ALL = ("convfinqa", "gsm8k", "math")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One word of the glossary, its definition, and the benchmarks whose reports use it."""
+
+    term: str
+    definition: str
+    benchmarks: tuple[str, ...] = _ALL
+
+
+def _metric(key: str, term: str, benchmarks: tuple[str, ...] = _ALL) -> Entry:
+    return Entry(term, METRICS[key].definition, benchmarks)
+
+
+#: Every entry, in the order pages list them.
+GLOSSARY: tuple[Entry, ...] = (
+    Entry(
+        "Turn",
+        "One question and its answer: a question of a ConvFinQA conversation, or one GSM8K or MATH problem.",
+    ),
+    Entry(
+        "Conversation",
+        "A ConvFinQA record: a financial document and a sequence of questions about it, later ones building on "
+        "earlier answers.",
+        ("convfinqa",),
+    ),
+    Entry(
+        "Verdict",
+        "Our grader's decision that a turn's answer is right or wrong, with its reason: the rule that decided it.",
+    ),
+    Entry(
+        "Grading policy",
+        "A named set of rules for comparing an answer with the gold one. The report uses the main policy, "
+        "'symbolic', unless a table says otherwise; the others are shown beside it for comparison.",
+    ),
+    Entry(
+        "Numeric match ('cascade')",
+        "Numbers compared after reading signs, percent signs and scale words (million, %), equal within 0.1% "
+        "or at the precision the model wrote them.",
+    ),
+    Entry(
+        "Symbolic match ('symbolic')",
+        "The numeric match, then SymPy (a computer-algebra library) for answers written as formulas or LaTeX, "
+        "such as 1/2 against \\frac{1}{2}. The main policy.",
+    ),
+    Entry("Upstream verdict", "The verdict the prediction file brought from the grader that made it."),
+    Entry(
+        "Program",
+        "The calculation behind an answer, such as subtract(60.94, 25.14), divide(#0, 25.14); its operation is "
+        "its last step, and a lookup reads a number from the document without calculating.",
+        ("convfinqa",),
+    ),
+    _metric("turn_execution_accuracy", "Turn execution accuracy"),
+    _metric("conversation_execution_accuracy", "Conversation execution accuracy", ("convfinqa",)),
+    _metric("all_turns_correct_rate", "All turns correct", ("convfinqa",)),
+    _metric("turn_program_accuracy", "Program accuracy", ("convfinqa",)),
+    Entry(
+        "Error type",
+        "The kind of mistake in a wrong turn: sign, scale (thousands against millions), percent (0.05 against 5%), "
+        "wrong operator or operand, arithmetic slip (right calculation, wrong result), carried error (built on an "
+        "earlier wrong answer), extraction failure (no answer found), or wrong value when nothing more specific "
+        "applies.",
+    ),
+    Entry(
+        "Data-quality flag",
+        "An automatic hint that the gold data itself may be wrong (a number missing from the document, a unit or "
+        "sign that disagrees, a gold answer its own program does not give), with the evidence; a candidate for a "
+        "person to check, not a verdict.",
+        ("convfinqa",),
+    ),
+    Entry(
+        "Type-2 conversation",
+        "A ConvFinQA conversation joined from two questions of the original FinQA data; its second half asks "
+        "about something else.",
+        ("convfinqa",),
+    ),
+    Entry(
+        "95% interval",
+        "The range the accuracy would likely fall in on other data like this, from resampling whole "
+        "conversations (problems) 1,000 times; a group of fewer than 20 turns is marked too small to read.",
+    ),
+    Entry("Points", "A difference between two percentages: from 83.1% to 81.9% is -1.2 points."),
+    Entry(
+        "McNemar test (p)",
+        "How likely two systems graded on the same turns would differ this much by chance if they were equally "
+        "good; below 0.05 is usually taken as a real difference.",
+    ),
+    Entry(
+        "BLEU and ROUGE",
+        "Word overlap (0 to 100) between a model's whole written solution and the reference solution: they "
+        "measure how alike the wording is, not whether the answer is right.",
+        ("gsm8k", "math"),
+    ),
+)
+
+
+def glossary(benchmark: str = "") -> tuple[Entry, ...]:
+    """The entries a report on ``benchmark`` uses (every entry for an unknown or empty one)."""
+    if benchmark not in _ALL:
+        return GLOSSARY
+    return tuple(entry for entry in GLOSSARY if benchmark in entry.benchmarks)

@@ -1,0 +1,152 @@
+"""``index.html``: one page linking every report in a reports folder, rewritten by every run.
+
+Each report leaves a manifest beside its HTML (``<name>.manifest.json``: template, date,
+inputs, headline metrics per system, the HTML's file name); the index lists them all, newest
+first, with the date, the benchmark, the inputs and the headline figures, through the one
+autoescaping renderer (:mod:`workbench.views.html`). It is a plain offline page: no script,
+no network, relative links only. Paths on a page are never the machine's
+(:func:`shown_path`): relative to the reports folder or the project, else the file's folder
+and name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from workbench.analysis import formats
+from workbench.config import project_root
+from workbench.io.atomic import write_atomic
+from workbench.io.paths import safe_name
+from workbench.report.sections import benchmark_name, report_title
+from workbench.views.html import Markup, render, static_text
+
+__all__ = ["INDEX_NAME", "index_folder", "shown_path", "shown_paths", "report_entries", "write_index"]
+
+#: The index page's file name, in the reports folder.
+INDEX_NAME = "index.html"
+#: How deep below the reports folder manifests are looked for (``<template>/<name>.manifest.json``).
+_DEPTH = 2
+
+
+def index_folder(out: Path, template: str) -> Path:
+    """The reports folder whose index lists a report written into ``out``: the parent of a
+    folder named after the template (``reports/01-overview`` -> ``reports``), else ``out``.
+
+    Examples
+    --------
+    >>> index_folder(Path("reports/01-overview"), "01-overview").as_posix()
+    'reports'
+    >>> index_folder(Path("reports/nightly"), "01-overview").as_posix()
+    'reports/nightly'
+    """
+    return out.parent if out.name == safe_name(template) else out
+
+
+def shown_path(path: str | Path, folder: str | Path | None = None) -> str:
+    """A path as a page shows it: relative to ``folder`` (the report's) when inside it, else
+    relative to the project, else the last folder's name and the file's; never absolute.
+
+    Examples
+    --------
+    >>> shown_path("/srv/reports/bundled.graded/turns.parquet", "/srv/reports")
+    'bundled.graded/turns.parquet'
+    >>> shown_path(project_root() / "data/convfinqa/dev.json", "/srv/reports")
+    'data/convfinqa/dev.json'
+    >>> shown_path("/data/runs/2026-05-04T06-35-00Z/predictions.jsonl"), shown_path("data/dev.json")
+    ('2026-05-04T06-35-00Z/predictions.jsonl', 'data/dev.json')
+    """
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        return candidate.as_posix()
+    for base in ([Path(folder).absolute()] if folder is not None else []) + [project_root()]:
+        if candidate.is_relative_to(base):
+            return candidate.relative_to(base).as_posix() or "."
+    return Path(*candidate.parts[-2:]).as_posix()
+
+
+def shown_paths(manifest: Mapping[str, Any], folder: str | Path) -> dict[str, Any]:
+    """A report manifest with its input and parameter paths as :func:`shown_path` shows them
+    (for the page; the file keeps the paths as they were given).
+
+    Examples
+    --------
+    >>> m = {"parameters": {"predictions": ["/srv/r/x/p.jsonl"], "seed": 1}, "inputs": {"dataset": {"path": "/a/b/c.json"}}}
+    >>> shown_paths(m, "/srv/r")
+    {'parameters': {'predictions': ['x/p.jsonl'], 'seed': 1}, 'inputs': {'dataset': {'path': 'b/c.json'}}}
+    """
+
+    def walk(value: Any, key: str = "") -> Any:
+        if isinstance(value, Mapping):
+            return {k: walk(v, str(k)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, key) for v in value]
+        if isinstance(value, str) and value.startswith("/") and key in _PATH_KEYS:
+            return ";".join(shown_path(part, folder) for part in value.split(";"))
+        return value
+
+    return walk(dict(manifest))
+
+
+#: Manifest keys whose text values are paths.
+_PATH_KEYS = frozenset({"path", "dataset", "predictions", "annotations", "store", "graded_dir"})
+
+
+def _headline(metrics: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """One line per system: its turn execution accuracy, and how many of how many turns."""
+    lines = []
+    for system, values in metrics.items():
+        share, right, n = values.get("turn_execution_accuracy"), values.get("n_turns_correct"), values.get("n_turns")
+        counted = (
+            f", {formats.count(right)} of {formats.count(n)}" if isinstance(n, int) and isinstance(right, int) else ""
+        )
+        lines.append(f"{system}: {formats.percent(share)} correct{counted}")
+    return lines
+
+
+def report_entries(folder: Path) -> list[dict[str, Any]]:
+    """The reports in ``folder`` (and its template folders) whose HTML exists, newest first:
+    link, title, template, date, benchmark, inputs and headline lines."""
+    entries = []
+    for depth in range(_DEPTH):
+        for path in folder.glob("/".join(["*"] * depth + ["*.manifest.json"])):
+            try:
+                manifest = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if not isinstance(manifest, dict) or "template" not in manifest or not manifest.get("html"):
+                continue
+            page = path.with_name(str(manifest["html"]))
+            if not page.is_file():
+                continue
+            inputs = manifest.get("inputs") or {}
+            dataset = inputs.get("dataset") or {}
+            files = [dataset.get("path")] if dataset.get("path") else []
+            files += [item.get("path") for item in inputs.get("predictions") or [] if item.get("path")]
+            benchmark = str(dataset.get("benchmark", ""))
+            entries.append(
+                {
+                    "href": page.relative_to(folder).as_posix(),
+                    "title": report_title(benchmark, str(manifest["template"])),
+                    "template": str(manifest["template"]),
+                    "date": str(manifest.get("created_at", "")).replace("T", " ").replace("Z", " UTC"),
+                    "benchmark": benchmark_name(benchmark) if benchmark else "",
+                    "inputs": list(dict.fromkeys(shown_path(f, folder) for f in files)),
+                    "headline": _headline(manifest.get("metrics") or {}),
+                }
+            )
+    return sorted(entries, key=lambda e: (e["date"], e["href"]), reverse=True)
+
+
+def write_index(folder: Path) -> Path:
+    """Write ``<folder>/index.html`` listing every report in ``folder`` (see :func:`report_entries`)."""
+    page = render(
+        "index.html.j2",
+        entries=report_entries(folder),
+        css=Markup(static_text("report.css") + static_text("index.css")),
+    )
+    target = folder / INDEX_NAME
+    write_atomic(target, lambda p: p.write_text(str(page), encoding="utf-8"))
+    return target

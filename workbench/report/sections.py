@@ -1,0 +1,393 @@
+"""What a report page says about its run's benchmark: its title, each section's heading and
+text, and which sections have something to show.
+
+A template is the same notebook for ConvFinQA, GSM8K and MATH; the page must not be a
+ConvFinQA report with holes. Each section is a record of :data:`SECTIONS` (heading, text per
+benchmark, what it needs from the run, and the sentence that replaces it when the run lacks
+that); a template shows a heading with :func:`heading` and passes a chart or table through
+:func:`shown`, which drops it when the run lacks what it needs. The notebook keeps one call
+per cell and no branches.
+
+Examples
+--------
+>>> [need for need in NEEDS]
+['conversations', 'programs', 'type2', 'flags', 'upstream', 'text']
+>>> benchmark_name("gsm8k"), benchmark_name("math"), benchmark_name("")
+('GSM8K', 'MATH', 'ConvFinQA')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import polars as pl
+from IPython.display import Markdown
+
+from workbench.analysis import formats
+from workbench.analysis.metrics import HEADLINE_METRICS, MetricSpec, upstream_disagreements
+from workbench.views import tables
+
+if TYPE_CHECKING:
+    from workbench.pipeline.run import Run
+
+__all__ = [
+    "BENCHMARK_NAMES",
+    "NEEDS",
+    "SECTIONS",
+    "Section",
+    "benchmark_name",
+    "report_title",
+    "title",
+    "heading",
+    "shown",
+    "headline_metrics",
+    "relevant",
+    "text_scores",
+    "upstream_table",
+]
+
+T = TypeVar("T")
+
+#: How a page names each benchmark.
+BENCHMARK_NAMES: Mapping[str, str] = MappingProxyType({"convfinqa": "ConvFinQA", "gsm8k": "GSM8K", "math": "MATH"})
+
+
+def benchmark_name(benchmark: str) -> str:
+    """The benchmark as a page names it (ConvFinQA when unknown: the workbench's first)."""
+    return BENCHMARK_NAMES.get(benchmark, "ConvFinQA")
+
+
+def _multi_turn(run: Run) -> bool:
+    return bool(run.turns.height) and int(run.turns["turn"].max() or 0) > 0  # type: ignore[arg-type]
+
+
+def _any(run: Run, column: str) -> bool:
+    turns = run.turns
+    return column in turns.columns and bool(turns[column].is_not_null().any())
+
+
+#: What a section can need from a run, each a test of the run.
+NEEDS: Mapping[str, Callable[[Run], bool]] = MappingProxyType(
+    {
+        "conversations": _multi_turn,
+        "programs": lambda run: _any(run, "operation"),
+        "type2": lambda run: "has_type2_question" in run.turns.columns and bool(run.turns["has_type2_question"].any()),
+        "flags": lambda run: run.gold.benchmark == "convfinqa" or bool(run.checks.height),
+        "upstream": lambda run: _any(run, "upstream_correct"),
+        "text": lambda run: any("text" in values for values in run.summary.values()),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of a report page.
+
+    Attributes
+    ----------
+    title
+        Its heading; ``{item}`` reads "turn" (ConvFinQA) or "problem" (single questions).
+    text
+        What it shows, by benchmark (``""``: any other); ``{benchmark}``, ``{item}`` and
+        ``{items}`` are filled in.
+    needs
+        What it needs from the run (keys of :data:`NEEDS`), else it is replaced by ``why_not``.
+    why_not
+        The sentence that replaces the text when the run lacks what it needs (empty: the
+        section is left out whole).
+    benchmarks
+        The benchmarks whose pages show the section at all (empty: every one).
+    """
+
+    title: str
+    text: Mapping[str, str]
+    needs: tuple[str, ...] = ()
+    why_not: str = ""
+    benchmarks: tuple[str, ...] = ()
+
+
+_SINGLE = "{benchmark} problems are single questions, so there is no turn index to follow."
+_NO_PROGRAMS = "{benchmark} gold answers come without programs, so there is no operation to group {items} by."
+
+#: Every section the templates show, by key.
+SECTIONS: Mapping[str, Section] = MappingProxyType(
+    {
+        "headline": Section(
+            "Headline metrics",
+            {
+                "convfinqa": "Turn execution accuracy counts every turn; conversation execution accuracy counts "
+                "each conversation's final answer (the definition of the ConvFinQA paper); all turns correct is "
+                "the stricter figure per conversation. Program accuracy appears where the outputs carry programs.",
+                "": "Accuracy is the share of the {items} whose final answer is correct.",
+            },
+        ),
+        "text": Section(
+            "Wording of the solutions (BLEU and ROUGE)",
+            {
+                "": "How closely each model's whole written solution follows the reference solution, word by "
+                "word (0 to 100). They measure wording, not correctness: a right answer reached another way "
+                "scores low."
+            },
+            needs=("text",),
+            why_not="The outputs carry no written solutions to compare with the reference ones, so BLEU and ROUGE "
+            "are not computed.",
+            benchmarks=("gsm8k", "math"),
+        ),
+        "policies": Section(
+            "Grading policies side by side",
+            {
+                "": "The same outputs graded under each grading policy (see the glossary), from exact text match "
+                "to symbolic match, the main policy, which the rest of this page uses. A large gap between two "
+                "policies means answers that are right but written another way."
+            },
+        ),
+        "by_turn": Section(
+            "Accuracy by turn index",
+            {"": "A falling line shows errors carried from earlier turns into later ones."},
+            needs=("conversations",),
+            why_not=_SINGLE,
+        ),
+        "by_operation": Section(
+            "Accuracy by operation",
+            {"": "The operation is the last step of the gold program; a lookup reads a number from the document."},
+            needs=("programs",),
+            why_not=_NO_PROGRAMS,
+        ),
+        "failed": Section(
+            "Failed {item}s",
+            {
+                "convfinqa": "Every turn graded wrong, with the gold answer (as written and as its program "
+                "computes it), the prediction, and the grader's reason.",
+                "": "Every problem graded wrong, with the gold answer, the prediction, and the grader's reason.",
+            },
+        ),
+        "upstream": Section(
+            "Where our verdict differs from the upstream one",
+            {
+                "": "Every {item} where the verdict the prediction file brought from its own grader (the upstream "
+                "verdict) differs from ours, with our reason and the grader's detail: where to look first when "
+                "our accuracy and the published one differ."
+            },
+            needs=("upstream",),
+        ),
+        "slices": Section(
+            "Accuracy by slice",
+            {
+                "convfinqa": "Each bar is a group's accuracy with its 95% interval (conversations resampled, so "
+                "the turns of one conversation move together). A group whose interval overlaps the overall "
+                "figure is not clearly different; a group of fewer than 20 turns is marked too small to read.",
+                "": "Each bar is a group's accuracy with its 95% interval (problems resampled). A group whose "
+                "interval overlaps the overall figure is not clearly different; a group of fewer than 20 "
+                "problems is marked too small to read. Slices by operation, turn and type-2 conversation need "
+                "gold programs or conversations, which {benchmark} does not have, and are left out.",
+            },
+        ),
+        "propagation": Section(
+            "Error propagation",
+            {
+                "": "Accuracy by turn index per system: a falling line means errors carry from earlier turns into later "
+                "ones (the carried error type below)."
+            },
+            needs=("conversations",),
+            why_not=_SINGLE,
+        ),
+        "error_types": Section(
+            "Error types",
+            {
+                "convfinqa": "Each wrong turn gets one error type (see the glossary). The chart counts them by the "
+                "gold program's operation; the tables list the wrong turns of each type.",
+                "": "Each wrong problem gets one error type (see the glossary). {benchmark} has no gold programs "
+                "to cross them with, so the tables list the wrong problems of each type.",
+            },
+        ),
+        "flags": Section(
+            "Data-quality flags",
+            {
+                "": "Automatic flags on the gold data, each with its evidence and a confidence: a number the gold "
+                "program uses that is not in the document, a unit or sign that disagrees, or a gold answer that is "
+                "not what its program computes (or that several systems agree against). They are candidates for a "
+                "person to check, not verdicts."
+            },
+            needs=("flags",),
+            why_not="The data-quality checks read document tables and gold programs, which {benchmark} problems do "
+            "not have, and compare several systems' answers, so with these outputs nothing is flagged.",
+        ),
+        "drilldown": Section(
+            "Drill-down",
+            {
+                "": "The failed {items} of each group of a slice. Open a group to see every failed {item} with the gold "
+                "answer, the prediction, the grader's reason and error type, and any data-quality flag."
+            },
+        ),
+        "cleaning": Section(
+            "Before and after cleaning",
+            {
+                "": "The same predictions graded against the gold with the analysts' corrections applied and "
+                "excluded {items} removed (annotations from the triage notebook or `workbench annotations import`)."
+            },
+        ),
+    }
+)
+
+#: The subtitle of each template's page, by template.
+_PAGES: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "01-overview": (
+            "overview",
+            "Grades saved model outputs against the gold answers and shows where they fail. Every verdict carries "
+            "the rule that decided it (its reason); the failed {items} are listed at the end.",
+        ),
+        "02-error-slices": (
+            "error slices, error types and data-quality flags",
+            "Where and why each system fails, and which failures are the data's fault: accuracy per group of "
+            "{items} with 95% intervals, one error type per wrong {item}, and automatic flags on gold data that "
+            "looks wrong, with the evidence.",
+        ),
+        "04-compare-systems": ("systems compared", ""),
+    }
+)
+
+
+def _words(run: Run) -> dict[str, str]:
+    item = "turn" if _multi_turn(run) or run.gold.benchmark == "convfinqa" else "problem"
+    return {"benchmark": benchmark_name(run.gold.benchmark), "item": item, "items": f"{item}s"}
+
+
+def report_title(benchmark: str, template: str) -> str:
+    """The title of a template's page on ``benchmark`` (the runner's ``<title>``).
+
+    Examples
+    --------
+    >>> report_title("gsm8k", "01-overview"), report_title("convfinqa", "04-compare-systems")
+    ('GSM8K error report: overview', 'ConvFinQA error report: systems compared')
+    >>> report_title("math", "05-new-template")
+    'MATH error report: 05-new-template'
+
+    """
+    page = _PAGES.get(template, (template, ""))[0]
+    return f"{benchmark_name(benchmark)} error report: {page}"
+
+
+def title(run: Run, template: str) -> Markdown:
+    """The page's heading (level 1) and what the page shows, for the run's benchmark."""
+    words = _words(run)
+    text = _PAGES.get(template, (template, ""))[1].format(**words)
+    return Markdown(f"# {report_title(run.gold.benchmark, template)}\n\n{text}")
+
+
+def _applies(run: Run, needs: tuple[str, ...]) -> bool:
+    return all(NEEDS[need](run) for need in needs)
+
+
+def heading(run: Run, key: str) -> Markdown | None:
+    """A section's heading and text for the run's benchmark; its ``why_not`` sentence when the
+    run lacks what it needs; nothing when it has no such sentence."""
+    section = SECTIONS[key]
+    words = _words(run)
+    if section.benchmarks and run.gold.benchmark not in section.benchmarks:
+        return None
+    if not _applies(run, section.needs):
+        if not section.why_not:
+            return None
+        text = section.why_not
+    else:
+        text = section.text.get(run.gold.benchmark, section.text.get("", ""))
+    return Markdown(f"## {section.title.format(**words)}\n\n{text.format(**words)}")
+
+
+def shown(run: Run, need: str | tuple[str, ...], output: T) -> T | None:
+    """``output`` (a chart or table) when the run has what it needs (:data:`NEEDS`), else nothing."""
+    return output if _applies(run, (need,) if isinstance(need, str) else need) else None
+
+
+#: What a slice of :data:`workbench.analysis.slices.SLICES` needs from a run (others: nothing).
+_SLICE_NEEDS: Mapping[str, str] = MappingProxyType(
+    {
+        "operation": "programs",
+        "rare_operation": "programs",
+        "turn_index": "conversations",
+        "n_turns": "conversations",
+        "qa_split": "conversations",
+        "dependency_distance": "conversations",
+        "type2": "type2",
+        "dq_category": "flags",
+    }
+)
+
+
+def relevant(run: Run, by_slice: pl.DataFrame) -> pl.DataFrame:
+    """The rows of a slice table (``slice`` column) whose slice the run has what it needs for:
+    no turn index for single questions, no operation without gold programs."""
+    keep = [
+        name
+        for name in by_slice["slice"].unique(maintain_order=True).to_list()
+        if _applies(run, (_SLICE_NEEDS[name],) if name in _SLICE_NEEDS else ())
+    ]
+    return by_slice.filter(pl.col("slice").is_in(keep))
+
+
+def headline_metrics(run: Run) -> tuple[MetricSpec, ...]:
+    """The headline table's metrics for the run: without the conversation-level ones when every
+    item is a single question (they would repeat the turn-level figure)."""
+    if _multi_turn(run) or run.gold.benchmark == "convfinqa":
+        return HEADLINE_METRICS
+    return tuple(
+        spec for spec in HEADLINE_METRICS if spec.aggregation != "conversation" and spec.key != "n_conversations"
+    )
+
+
+#: The text scores ``summary.json`` keeps per system (``text``), by key, with their column names.
+_TEXT_SCORES: Mapping[str, str] = MappingProxyType(
+    {"bleu": "BLEU", "rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rougeL": "ROUGE-L", "n": "solutions scored"}
+)
+
+
+def text_scores(run: Run) -> tables.HtmlBlock | None:
+    """BLEU and ROUGE of each system's written solutions against the reference ones, as
+    ``summary.json`` records them (nothing when none were computed)."""
+    rows = [
+        {"system": system, **{label: values["text"].get(key) for key, label in _TEXT_SCORES.items()}}
+        for system, values in run.summary.items()
+        if "text" in values
+    ]
+    if not rows:
+        return None
+    frame = pl.DataFrame(rows, infer_schema_length=None)
+    one_decimal: Callable[[Any], str] = lambda v: formats.MISSING if v is None else f"{v:.1f}"  # noqa: E731
+    shown_as = {label: one_decimal for key, label in _TEXT_SCORES.items() if key != "n"}
+    return tables.html_table(frame, caption="BLEU and ROUGE (0 to 100)", formats_by_column=shown_as, keys=1)
+
+
+#: The columns of the disagreements table, in order, with their headings.
+_UPSTREAM_COLUMNS: Mapping[str, str] = MappingProxyType(
+    {
+        "system": "system",
+        "record_id": "record id",
+        "turn": "turn",
+        "gold_answer": "gold answer",
+        "predicted_answer": "predicted answer",
+        "upstream": "upstream verdict",
+        "ours": "our verdict",
+        "reason": "our reason",
+        "detail": "grader's detail",
+    }
+)
+
+
+def upstream_table(run: Run) -> tables.HtmlBlock | None:
+    """Every turn where our verdict differs from the upstream grader's, with our reason
+    (:func:`workbench.analysis.metrics.upstream_disagreements`); nothing without upstream verdicts."""
+    if not NEEDS["upstream"](run):
+        return None
+    verdict = {True: "right", False: "wrong"}
+    differ = upstream_disagreements(run.turns).sort("system", "record_id", "turn")
+    columns = {c: name for c, name in _UPSTREAM_COLUMNS.items() if c != "turn" or _multi_turn(run)}
+    frame = differ.with_columns(
+        pl.col("upstream_correct").replace_strict(verdict, return_dtype=pl.String).alias("upstream"),
+        pl.col("correct").replace_strict(verdict, return_dtype=pl.String).alias("ours"),
+    ).select(pl.col(c).cast(pl.String).alias(name) for c, name in columns.items())
+    caption = f"{formats.count(frame.height)} verdicts differ from the upstream grader's"
+    return tables.html_table(frame, caption=caption, sortable=True, keys=2)
