@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Mapping, Sequence
+from statistics import NormalDist
 
 import numpy as np
 import polars as pl
@@ -269,6 +270,21 @@ def _grouped_bootstrap(
     )
 
 
+def _wilson_when_all_alike(level: float) -> list[pl.Expr]:
+    """Bounds for a group whose turns all have the same outcome: resampling gives such a group
+    no spread (four of four right would read [100.0%, 100.0%]), so its interval is the Wilson
+    score interval with the conversations as the sample size instead, e.g. [51.0%, 100.0%] for
+    four conversations all right: what so few observations can and cannot rule out."""
+    z2 = NormalDist().inv_cdf(1.0 - (1.0 - float(level)) / 2.0) ** 2
+    n = pl.col("n_conversations").cast(pl.Float64)
+    all_right = pl.col("n_correct") == pl.col("n_turns")
+    all_wrong = pl.col("n_correct") == 0
+    return [
+        pl.when(all_right).then(n / (n + z2)).when(all_wrong).then(0.0).otherwise(pl.col("low")).alias("low"),
+        pl.when(all_right).then(1.0).when(all_wrong).then(z2 / (n + z2)).otherwise(pl.col("high")).alias("high"),
+    ]
+
+
 def _null_bounds_below_two_conversations() -> list[pl.Expr]:
     return [pl.when(pl.col("n_conversations") >= 2).then(pl.col(bound)).alias(bound) for bound in ("low", "high")]
 
@@ -303,7 +319,9 @@ def slice_intervals(
         sorted by system and slice (order of first appearance), then by descending
         ``n_turns`` and ``group``. ``low``/``high`` are the percentile interval of the
         replicate accuracies (replicates where the group drew no turns left out); null
-        when the group has fewer than 2 conversations.
+        when the group has fewer than 2 conversations. A group whose turns are all right
+        (or all wrong) has no spread to resample: its bounds are the Wilson score interval
+        over its conversations instead (4 conversations all right: about [51%, 100%]).
 
     Raises
     ------
@@ -337,8 +355,10 @@ def slice_intervals(
     columns = ["system", "slice", "group", "n_turns", "n_correct", "n_conversations", "accuracy", "low", "high"]
     if not parts:
         return pl.DataFrame(schema=_SLICE_SCHEMA)
-    table = pl.concat(parts).with_columns(
-        (pl.col("n_correct") / pl.col("n_turns")).alias("accuracy"), *_null_bounds_below_two_conversations()
+    table = (
+        pl.concat(parts)
+        .with_columns((pl.col("n_correct") / pl.col("n_turns")).alias("accuracy"), *_wilson_when_all_alike(level))
+        .with_columns(*_null_bounds_below_two_conversations())
     )
     return _ordered(table, frame, ["system", "slice"]).select(columns)
 

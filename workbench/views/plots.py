@@ -83,13 +83,10 @@ _LAYOUT: dict[str, Any] = {"template": "plotly_white", "height": 400, "margin": 
 _COLORS = qualitative.Plotly
 _SMALL_COLOR = "#9ca3af"
 _SMALL = f"n < {MIN_GROUP_N}"
-_SMALL_NOTE = (
-    f"Hollow, grey bars: fewer than {MIN_GROUP_N} turns, too few to read as a finding; "
-    "they do not set the axis (a triangle marks one beyond it)."
-)
-_INTERVAL_NOTE = "Bars: 95% interval, conversations resampled (bootstrap)."
+_SMALL_NOTE = f"Hollow, grey bars: under {MIN_GROUP_N} turns, too few to read; not used for the axis range."
+_INTERVAL_NOTE = "Bars: 95% interval (conversations resampled)."
 #: Plotly does not wrap text: subtitles are broken into lines of at most this many characters.
-_LINE = 96
+_LINE = 60
 
 
 def _subtitle(*sentences: str) -> dict[str, Any]:
@@ -101,7 +98,7 @@ def _subtitle(*sentences: str) -> dict[str, Any]:
 
 def _margin(subtitle: dict[str, Any], **more: int) -> dict[str, int]:
     """The layout margin with room at the top for the title and its subtitle's lines."""
-    return {**_LAYOUT["margin"], "t": 70 + 19 * (subtitle["text"].count("<br>") + 1), **more}
+    return {**_LAYOUT["margin"], "t": 80 + 20 * (subtitle["text"].count("<br>") + 1), **more}
 
 
 # --------------------------------------------------------------------------- a figure that says why
@@ -195,6 +192,7 @@ def _interval_trace(
     to ``axis`` (see :func:`_clipped`); the others as they are.
     """
     drawn, plus, minus, symbols = [], [], [], []
+    hovers = list(hovers)
     for v, low, high in rows.select(value, "low", "high").iter_rows():
         low = axis[0] if low is None else low
         high = axis[1] if high is None else high
@@ -202,6 +200,8 @@ def _interval_trace(
             d, p, m, s = _clipped(v, low, high, axis)
         else:
             d, p, m, s = v, max(0.0, high - v), max(0.0, v - low), "circle"
+        if s.startswith("triangle"):
+            hovers[len(drawn)] += "<br>beyond the axis: drawn at its edge"
         drawn.append(d)
         plus.append(p)
         minus.append(m)
@@ -450,7 +450,7 @@ def paired_differences(comparison: pl.DataFrame, *, title: str = "") -> go.Figur
     grey-barred, and clipped to the axis set by the others (so four turns at +100 points do not
     squeeze every real interval into a sliver). Groups without a paired turn are not drawn.
     """
-    heading = plot_text(title or "Paired accuracy difference (95% paired bootstrap interval)")
+    heading = plot_text(title or "Paired difference in accuracy")
     rows = comparison.filter(pl.col("difference").is_not_null())
     if not rows.height:
         return no_data(heading, "The two systems answered no turn in common, so there is no difference to draw.")
@@ -494,7 +494,8 @@ def paired_differences(comparison: pl.DataFrame, *, title: str = "") -> go.Figur
     has_small = bool(rows["too_small"].any())
     subtitle = _subtitle(
         f"Accuracy of {who}, on the turns both answered, in percentage points.",
-        _SMALL_NOTE.replace("turns", "paired turns") if has_small else "",
+        "Bars: 95% paired interval (conversations resampled).",
+        _SMALL_NOTE.replace(" turns", " paired turns") if has_small else "",
     )
     fig.update_layout(
         title={"text": heading, "subtitle": subtitle},
@@ -509,7 +510,7 @@ def paired_differences(comparison: pl.DataFrame, *, title: str = "") -> go.Figur
         **{
             **_LAYOUT,
             "height": max(380, 160 + 22 * rows.height),
-            "margin": _margin(subtitle, l=200, t=_margin(subtitle)["t"] + 40),
+            "margin": _margin(subtitle, l=200, t=_margin(subtitle)["t"] + 60),
         },
     )
     return fig

@@ -192,6 +192,8 @@ def test_slice_intervals_counts_and_bounds(conversations: list[list[bool]]) -> N
         assert row["accuracy"] == pytest.approx(row["mean"], rel=1e-12)
         if row["n_conversations"] < 2:
             assert row["low"] is None and row["high"] is None
+        elif row["k"] in (0, row["n"]):  # all alike: the Wilson bound, which contains the estimate
+            assert row["low"] <= row["accuracy"] <= row["high"] and row["low"] < row["high"]
         else:
             assert row["lo"] - 1e-12 <= row["low"] <= row["high"] <= row["hi"] + 1e-12
 
@@ -217,12 +219,19 @@ def test_slice_intervals_contains_estimate_and_columns() -> None:
         assert row["low"] < row["accuracy"] < row["high"]
 
 
-def test_slice_intervals_all_correct_is_degenerate() -> None:
-    long = to_long(turns_frame("s", [[True] * 3, [True], [True, True]]), {"parity": pl.col("turn") % 2})
+def test_slice_intervals_all_alike_get_the_wilson_bound_over_conversations() -> None:
+    """Resampling a group whose turns are all right gives [100%, 100%] whatever its size: the
+    interval is then the Wilson score interval with the conversations as the sample size."""
+    long = to_long(turns_frame("s", [[True] * 3, [True], [True, True], [True]]), {"parity": pl.col("turn") % 2})
     out = slice_intervals(long, n_boot=100)
     assert out["accuracy"].to_list() == [1.0] * out.height
-    assert out["low"].to_list() == [1.0] * out.height
     assert out["high"].to_list() == [1.0] * out.height
+    z2 = 1.959963984540054**2
+    for row in out.iter_rows(named=True):
+        n = row["n_conversations"]
+        assert row["low"] == pytest.approx(n / (n + z2))  # 4 conversations: 0.5105
+    wrong = slice_intervals(to_long(turns_frame("s", [[False]] * 4)), n_boot=100).row(0, named=True)
+    assert (wrong["low"], wrong["high"]) == (0.0, pytest.approx(z2 / (4 + z2)))
 
 
 def test_slice_intervals_clustering_widens_the_interval() -> None:
