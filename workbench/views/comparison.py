@@ -23,7 +23,7 @@ from workbench.views.html import macro
 from workbench.views.plots import _LAYOUT, plot_text
 from workbench.views.tables import HtmlBlock, html_table
 
-__all__ = ["difference_text", "short_names", "pairs_table", "pairs_matrix"]
+__all__ = ["difference_text", "short_names", "matrix_labels", "pairs_table", "pairs_matrix"]
 
 #: A system name longer than this is shortened on the matrix's axes (the hover has it whole).
 AXIS_NAME_CHARS = 22
@@ -69,6 +69,19 @@ def short_names(names: Sequence[str], width: int = AXIS_NAME_CHARS) -> list[str]
     keep = max(width - 9, 1)
     shorter = [n if len(n) <= width else f"{n[:keep]}…{n[-8:]}" for n in shorter]
     return shorter if len(set(shorter)) == len(names) else names
+
+
+def matrix_labels(systems: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The matrix's column and row labels: columns by number (narrow enough for a phone), rows
+    by number and :func:`short_names`, as text for plotly (:func:`workbench.views.plots.plot_text`).
+
+    Examples
+    --------
+    >>> matrix_labels(["tora-70b", "pot <fewshot>"])
+    (['1', '2'], ['1  tora-70b', '2  pot &lt;fewshot&gt;'])
+    """
+    names = short_names(systems)
+    return [str(i) for i in range(1, len(names) + 1)], [plot_text(f"{i}  {n}") for i, n in enumerate(names, start=1)]
 
 
 def _pairs_caption(pairs: pl.DataFrame) -> str:
@@ -138,7 +151,8 @@ def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "") 
     r's turn execution accuracy minus c's on the turns both answered, in points, coloured from
     red (r worse) to blue (r better, at least :data:`MIN_COLOUR_REACH` points either way); the
     text gives the difference and the Holm-adjusted McNemar p. Rows and columns in the order
-    given (``order``), named by :func:`short_names` (the hover names each system whole).
+    given (``order``): rows by number and name, columns by number (:func:`matrix_labels`; the
+    hover names both systems whole).
 
     Examples
     --------
@@ -163,12 +177,12 @@ def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "") 
             text[r][c] = f"{shown}<br>p {formats.p_value(row['p_holm'])}"
             hover[r][c] = _cell_hover(row, flip)
     reach = max([MIN_COLOUR_REACH, *(abs(v) for line in z for v in line if v is not None)])
-    labels = [plot_text(s) for s in short_names(systems)]
+    columns, rows = matrix_labels(systems)
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=labels,
-            y=labels,
+            x=columns,
+            y=rows,
             text=text,
             texttemplate="%{text}",
             hovertext=hover,
@@ -179,12 +193,12 @@ def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "") 
             zmid=0,
             xgap=2,
             ygap=2,
-            colorbar={"title": {"text": "points"}, "thickness": 12},
+            showscale=False,  # each cell writes its difference; a colour bar would only take width
         )
     )
     fig.update_layout(
         title=plot_text(title or "Paired difference in points, row minus column"),
-        xaxis={"title": "minus this system", "type": "category", "showgrid": False, "automargin": True},
+        xaxis={"title": "minus system number", "type": "category", "showgrid": False, "automargin": True},
         yaxis={
             "title": "this system",
             "type": "category",

@@ -43,7 +43,7 @@ def test_the_table_lists_every_pair_in_order_with_both_p_values(pairs: pl.DataFr
 def test_the_matrix_is_row_minus_column(pairs: pl.DataFrame) -> None:
     fig = views.pairs_matrix(pairs, FOUR)
     heat = fig.data[0]
-    assert list(heat.x) == FOUR and list(heat.y) == FOUR
+    assert list(heat.x) == ["1", "2", "3", "4"] and list(heat.y) == [f"{i}  {name}" for i, name in enumerate(FOUR, 1)]
     z = [list(line) for line in heat.z]
     for row in pairs.iter_rows(named=True):
         i, j = FOUR.index(row["system_a"]), FOUR.index(row["system_b"])
@@ -61,7 +61,7 @@ def test_hostile_names_stay_text(pairs: pl.DataFrame) -> None:
     fig = views.pairs_matrix(hostile, [LINK, SCRIPT])
     shown = [*fig.data[0].x, *fig.data[0].y, *(t for line in fig.data[0].hovertext for t in line)]
     assert not any("<a " in t or "<script" in t or "$x$" in t for t in shown)
-    assert "&lt;a href" in fig.data[0].x[0] and "&#36;x&#36;" in fig.data[0].x[1]
+    assert "&lt;a href" in fig.data[0].y[0] and "&#36;x&#36;" in fig.data[0].y[1]
 
 
 def test_no_pairs_is_one_sentence() -> None:
@@ -81,6 +81,6 @@ def test_long_names_are_shortened_on_the_axes_only() -> None:
     pairs = pl.DataFrame({"system_a": [runs[0]], "system_b": [runs[1]], "n_turns": [1486], "difference": [13 / 1486],
                           "low": [0.002], "high": [0.016], "mcnemar_p": [0.0106], "p_holm": [0.0106]})  # fmt: skip
     heat = views.pairs_matrix(pairs, runs).data[0]
-    assert list(heat.x) == ["…04T06-35-00Z", "…04T12-48-44Z"]
+    assert list(heat.y) == ["1  …04T06-35-00Z", "2  …04T12-48-44Z"]
     assert runs[0] in heat.hovertext[0][1] and runs[1] in heat.hovertext[0][1]
     assert heat.zmax == views.MIN_COLOUR_REACH  # +0.9 points is drawn pale
