@@ -135,7 +135,7 @@ def test_triage_template_run_twice_in_one_kernel_loses_nothing(tmp_path: Path) -
             "predictions": str(FIXTURES / "predictions" / "zarifaziz_dev_small.jsonl"),
             "store": str(store),
             "annotator": "kernel",
-            "queue": "checks",
+            "queue": "failed",  # 3 items: 1 saved in the first run, 2 after it resumes at the second
         },
         prepare_only=True,
         kernel_name="python3",
