@@ -261,7 +261,8 @@ def policy_comparison(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
         rows.append(row)
     notes = "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())
     frame = pl.DataFrame(rows, infer_schema_length=None)
-    return html_table(frame, caption=f"Turn accuracy by grading policy ({notes})", css_class="wb-table wb-policies")
+    table = html_table(frame, caption="Turn accuracy by grading policy", css_class="wb-table wb-policies", keys=1)
+    return HtmlBlock(table.markup + str(macro("tables.html.j2", "note", f"The policies: {notes}.")))
 
 
 #: The columns of a failed-turns table, in reading order (those the turns have), the first three naming the turn.

@@ -376,6 +376,20 @@
       part.appendChild(el('p', 'wb-muted', '(no table)'));
     }
     if (doc.post.join('')) { part.appendChild(marked(doc.post, gold.post, predicted.post)); }
+    var marks = part.querySelectorAll('mark:not(.wb-legend mark)');
+    var found = el('p', 'wb-note');
+    if (marks.length) {
+      var seen = [];
+      Array.prototype.forEach.call(marks, function (m) { if (seen.indexOf(m.textContent) < 0) { seen.push(m.textContent); } });
+      found.appendChild(document.createTextNode('Numbers the programs use, marked: ' + seen.join(', ') + ' '));
+      var go = el('button', 'wb-page', 'Show the first');
+      go.type = 'button';
+      go.addEventListener('click', function () { marks[0].scrollIntoView({block: 'center'}); });
+      found.appendChild(go);
+    } else {
+      found.textContent = 'No number of the programs appears in this document as written.';
+    }
+    part.insertBefore(found, legend.nextSibling);
     return part;
   }
 
