@@ -361,3 +361,38 @@ def test_bad_prediction_files(tmp_path: Path, case: int) -> None:
     assert "Fix:" in message
     for fragment in fragments:
         assert fragment in message, message
+
+
+# --------------------------------------------------------------------------- MATH-500 harness runs (issue 19)
+MATH_RUNS = Path(__file__).resolve().parents[3] / "data" / "predictions" / "math"
+RHO_COT = MATH_RUNS / "microsoft-rho-math-7b" / "test_cot_-1_seed0_t0.0_s0_e-1.jsonl"
+TORA_GSM8K = Path(__file__).resolve().parents[2] / "fixtures" / "predictions" / "gsm8k" / "tora-70b_first_20.jsonl"
+
+
+def test_math500_harness_lines_load_as_published(tmp_path: Path) -> None:
+    """Rho-Math CoT lines 0-4 and 97-102 (data/SOURCES.md): gold is MATH-500's ``answer`` (``gt`` of
+    idx 97 is "" for \\text{east}, of idx 102 "(+5)(b+2)" for "(a+5)(b+2)"), the output ``code[0]``,
+    the harness's verdict ``score[0]``; its lossy ``pred`` is not taken as the upstream answer."""
+    lines = RHO_COT.read_text(encoding="utf-8").splitlines()
+    chosen = [*lines[0:5], *lines[97:103]]
+    path = tmp_path / "test_cot_-1_seed0_t0.0_s0_e-1.jsonl"
+    path.write_text("\n".join(chosen) + "\n", encoding="utf-8")
+    frame = load_predictions(path)
+    records = [json.loads(line) for line in chosen]
+    assert frame["record_id"].to_list() == [str(r["idx"]) for r in records]
+    assert frame["gold_answer"].to_list() == [r["answer"] for r in records]
+    assert frame["raw_output"].to_list() == [r["code"][0] for r in records]
+    assert frame["upstream_correct"].to_list() == [r["score"][0] for r in records]
+    assert frame["upstream_answer"].null_count() == frame.height
+    by_id = dict(zip(frame["record_id"], frame["gold_answer"], strict=True))
+    assert (by_id["97"], by_id["102"]) == ("\\text{east}", "(a+5)(b+2)")
+
+
+def test_tora_gsm8k_lines_keep_the_harness_answer() -> None:
+    """ToRA's GSM8K files have no ``answer`` (nor ``score``): the gold is ``gt`` and ``pred`` the
+    upstream answer, as before."""
+    frame = load_predictions(TORA_GSM8K)
+    first = json.loads(TORA_GSM8K.read_text(encoding="utf-8").splitlines()[0])
+    row = frame.row(0, named=True)
+    assert (row["gold_answer"], row["upstream_answer"]) == (str(first["gt"]), str(first["pred"][0]))
+    assert frame["upstream_correct"].null_count() == frame.height  # no score in these files
