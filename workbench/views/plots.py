@@ -96,9 +96,14 @@ def _subtitle(*sentences: str) -> dict[str, Any]:
     return {"text": "<br>".join(lines)}
 
 
+def _title(heading: str, subtitle: dict[str, Any]) -> dict[str, Any]:
+    """A title with its subtitle, pinned to the top of the figure (not floating in the margin)."""
+    return {"text": heading, "subtitle": subtitle, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 18}}
+
+
 def _margin(subtitle: dict[str, Any], **more: int) -> dict[str, int]:
     """The layout margin with room at the top for the title and its subtitle's lines."""
-    return {**_LAYOUT["margin"], "t": 80 + 20 * (subtitle["text"].count("<br>") + 1), **more}
+    return {**_LAYOUT["margin"], "t": 62 + 17 * (subtitle["text"].count("<br>") + 1), **more}
 
 
 # --------------------------------------------------------------------------- a figure that says why
@@ -318,7 +323,7 @@ def slice_accuracy(table: pl.DataFrame, slice_name: str, *, title: str | None = 
     has_small = bool(part_all["too_small"].any())
     subtitle = _subtitle(spec.description if spec else "", _INTERVAL_NOTE, _SMALL_NOTE if has_small else "")
     fig.update_layout(
-        title={"text": heading, "subtitle": subtitle},
+        title=_title(heading, subtitle),
         scattermode="group",
         scattergap=0.6,
         xaxis={
@@ -350,7 +355,7 @@ def accuracy_by_operation(turns: pl.DataFrame, *, n_boot: int = 1000, seed: int 
     """Turn execution accuracy by the gold program's final operation, a marker per system,
     each with its n and 95% interval clustered by conversation; largest operation first."""
     table = _slices.slice_accuracy(turns, ["operation"], n_boot=n_boot, seed=seed)
-    return slice_accuracy(table, "operation", title="Accuracy by operation (final step of the gold program)")
+    return slice_accuracy(table, "operation", title="Accuracy by operation")
 
 
 # --------------------------------------------------------------------------- counts
@@ -498,7 +503,7 @@ def paired_differences(comparison: pl.DataFrame, *, title: str = "") -> go.Figur
         _SMALL_NOTE.replace(" turns", " paired turns") if has_small else "",
     )
     fig.update_layout(
-        title={"text": heading, "subtitle": subtitle},
+        title=_title(heading, subtitle),
         xaxis={"title": "difference (points)", "tickformat": "+d", "range": axis, "zeroline": False, "side": "top"},
         yaxis={
             "autorange": "reversed",
