@@ -416,6 +416,9 @@ def _markdown(source: str, *, escape: bool = False) -> Markup:
     return Markup(str(mistune.markdown(source, escape=escape, plugins=_MARKDOWN_PLUGINS)))
 
 
+#: The MIME type of a plotly figure's output.
+_PLOTLY = "application/vnd.plotly.v1+json"
+
 #: An output as the page's ``content`` macro takes it: ``(kind, value, figure id)``.
 _Block = tuple[str, Any, str]
 
@@ -431,9 +434,9 @@ def _output_block(output: Any, counter: list[int]) -> _Block | None:
         text = f"{output.get('ename', '')}: {output.get('evalue', '')}"
         return ("error", patterns.ANSI_ESCAPE.sub("", text), "")
     data = output.get("data", {})
-    if "application/vnd.plotly.v1+json" in data:
+    if _PLOTLY in data:
         counter[0] += 1
-        spec = data["application/vnd.plotly.v1+json"]
+        spec = data[_PLOTLY]
         figure = {"data": spec.get("data", []), "layout": spec.get("layout", {})}
         return ("figure", script_json(json.dumps(figure, separators=(",", ":"))), f"wb-fig-{counter[0]}")
     if "text/html" in data:
@@ -443,6 +446,30 @@ def _output_block(output: Any, counter: list[int]) -> _Block | None:
     if "text/plain" in data:
         return ("text", data["text/plain"], "")
     return None
+
+
+#: The trace types of plotly.js's cartesian bundle (``views/static/plotly-cartesian.min.js``,
+#: the npm package plotly.js-cartesian-dist-min of the same version as plotly's own plotly.js).
+CARTESIAN_TRACES = frozenset(
+    {"bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour", "image", "pie"}
+    | {"scatter", "scatterternary", "violin"}
+)
+
+
+#: The cartesian bundle's file, whose first lines name its version (``plotly.js (cartesian - minified) v4.1.1``).
+CARTESIAN_BUNDLE = "plotly-cartesian.min.js"
+
+
+def _plotly_js(figures: list[dict[str, Any]]) -> str:
+    """The plotly.js a page inlines: the cartesian bundle (1.5 MB) when it draws every trace of
+    ``figures`` and is the version plotly wrote the figures for, else plotly's full bundle (4.8 MB)."""
+    from plotly.offline import get_plotlyjs, get_plotlyjs_version
+
+    kinds = {str(trace.get("type") or "scatter") for figure in figures for trace in figure.get("data", [])}
+    bundle = static_text(CARTESIAN_BUNDLE)
+    if kinds <= CARTESIAN_TRACES and f" v{get_plotlyjs_version()}\n" in bundle[:200]:
+        return bundle
+    return get_plotlyjs()
 
 
 def _script_hash(source: str) -> str:
@@ -532,9 +559,14 @@ def render_html(
     head_scripts: list[str] = []
     tail_scripts: list[str] = []
     if counter[0]:
-        from plotly.offline import get_plotlyjs
-
-        head_scripts = [static_text("plotly_config.js"), get_plotlyjs()]
+        figures = [
+            output["data"][_PLOTLY]
+            for cell in notebook.cells
+            if cell.cell_type == "code"
+            for output in cell.get("outputs", [])
+            if _PLOTLY in output.get("data", {})
+        ]
+        head_scripts = [static_text("plotly_config.js"), _plotly_js(figures)]
         tail_scripts.append(static_text("plots.js"))
     if "data-wb-sortable" in content:
         tail_scripts.append(static_text("sortable.js"))

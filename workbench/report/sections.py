@@ -119,8 +119,7 @@ SECTIONS: Mapping[str, Section] = MappingProxyType(
             "Headline metrics",
             {
                 "convfinqa": "Turn execution accuracy counts every turn; conversation execution accuracy counts "
-                "each conversation's final answer (the definition of the ConvFinQA paper); all turns correct is "
-                "the stricter figure per conversation. Program accuracy appears where the outputs carry programs.",
+                "each conversation's final answer; all turns correct is the stricter figure per conversation. Program accuracy appears where the outputs carry programs.",
                 "": "Accuracy is the share of the {items} whose final answer is correct.",
             },
         ),

@@ -46,7 +46,7 @@ def changes_html(changes: Changes | None) -> str:
 
     Examples
     --------
-    >>> "No earlier run" in changes_html(None)
+    >>> "no earlier run" in changes_html(None)
     True
     """
     if changes is None:

@@ -44,7 +44,7 @@ def test_second_run_opens_with_deltas_and_flipped_turns(tmp_path: Path) -> None:
     first = run_template("01-overview", parameters=params, out_dir=out)
     assert first.changes is None
     page = first.html.read_text(encoding="utf-8")
-    assert "No earlier run of this report in this folder" in page
+    assert "no earlier run of this report in this folder" in page
     manifest = json.loads(first.manifest.read_text())
     assert list(manifest)[:3] == ["schema_version", "workbench_version", "template"]
     assert manifest["schema_version"] == SCHEMA_VERSION
