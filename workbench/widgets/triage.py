@@ -113,10 +113,10 @@ def _inputs_key(config: RunConfig) -> str:
     files: list[object] = []
     for path in (config.dataset, *config.predictions):
         try:
-            found = Path(path).stat() if path is not None else None
+            found = path.stat() if path is not None else None
         except OSError:
             found = None  # open_or_grade says what is wrong with it, in one line
-        files.append([str(Path(path).resolve()), found.st_size, found.st_mtime_ns] if found else str(path))
+        files.append([str(path.resolve()), found.st_size, found.st_mtime_ns] if path and found else str(path))
     described = [
         files,
         list(config.systems),
