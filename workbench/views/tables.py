@@ -285,16 +285,25 @@ FAILED_COLUMNS = (
 )
 
 
-def _has_raw_output(turns: pl.DataFrame) -> bool:
-    """Whether the turns carry any raw model output to show."""
-    return "raw_output" in turns.columns and turns["raw_output"].null_count() < turns.height
+def _dropped(failed: pl.DataFrame) -> frozenset[str]:
+    """The columns a failed-turns table leaves out for these turns: the raw output when there is
+    none; the turn when every turn is 0 (GSM8K, MATH: one question per record); the operation and
+    the executed gold when there is no gold program."""
+    dropped = set()
+    if "raw_output" not in failed.columns or failed["raw_output"].null_count() == failed.height:
+        dropped.add("raw_output")
+    if failed.height and failed["turn"].max() == 0:
+        dropped.add("turn")
+    if "gold_program" in failed.columns and failed["gold_program"].null_count() == failed.height:
+        dropped.update(("operation", "gold_executed"))
+    return frozenset(dropped)
 
 
-def _failed_columns(turns: pl.DataFrame, *, raw_output: bool) -> pl.DataFrame:
-    """The columns a reader needs to judge a failed turn, in reading order (:data:`FAILED_COLUMNS`);
-    the raw output with ``raw_output``."""
-    wanted = [c for c in FAILED_COLUMNS if c in turns.columns and (c != "raw_output" or raw_output)]
-    return turns.select(pl.col(c).cast(pl.String) if c not in ("turn",) else pl.col(c) for c in wanted)
+def _failed_columns(turns: pl.DataFrame, *, dropped: frozenset[str]) -> pl.DataFrame:
+    """The columns a reader needs to judge a failed turn, in reading order (:data:`FAILED_COLUMNS`),
+    but ``dropped``."""
+    wanted = [c for c in FAILED_COLUMNS if c in turns.columns and c not in dropped]
+    return turns.select(pl.col(c).cast(pl.String) if c != "turn" else pl.col(c) for c in wanted)
 
 
 def _turn_keys(rows: pl.DataFrame) -> list[str]:
@@ -309,15 +318,15 @@ def _failed(run_or_turns: Run | pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFram
 
 
 def _failed_table(
-    rows: pl.DataFrame, *, caption: str, limit: int | None, details: Markup | str, raw_output: bool
+    rows: pl.DataFrame, *, caption: str, limit: int | None, details: Markup | str, dropped: frozenset[str]
 ) -> HtmlBlock:
     return html_table(
-        _failed_columns(rows, raw_output=raw_output),
+        _failed_columns(rows, dropped=dropped),
         caption=caption,
         css_class="wb-table wb-failed",
         max_rows=limit,
         sortable=True,
-        keys=3,
+        keys=2 if "turn" in dropped else 3,
         row_keys=_turn_keys(rows),
         details=details,
     )
@@ -359,14 +368,16 @@ def failed_turns(run_or_turns: Run | pl.DataFrame, *, limit: int | None = None, 
         caption=f"Failed turns ({formats.count(failed.height)})",
         limit=limit,
         details=detail_script(run_or_turns, shown) if details else "",
-        raw_output=_has_raw_output(failed),
+        dropped=_dropped(failed),
     )
 
 
 def _too_small_note(part: pl.DataFrame) -> pl.Expr:
     if "too_small" not in part.columns:
         return pl.lit(None, dtype=pl.String).alias("note")
-    return pl.when(pl.col("too_small")).then(pl.lit(f"too small (n < {MIN_GROUP_N})")).otherwise(pl.lit("")).alias("note")
+    return (
+        pl.when(pl.col("too_small")).then(pl.lit(f"too small (n < {MIN_GROUP_N})")).otherwise(pl.lit("")).alias("note")
+    )
 
 
 def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock:
@@ -486,10 +497,11 @@ def drilldown(
     order = group_order(slice_name, sizes["_group"].to_list(), counts)
     sections = []
     shown = []
+    dropped = _dropped(failed)
     for group in order:
         rows = failed.filter(pl.col("_group") == group).drop("_group")
         shown.append(rows if limit is None else rows.head(limit))
-        table = _failed_table(rows, caption="", limit=limit, details="", raw_output=_has_raw_output(failed))
+        table = _failed_table(rows, caption="", limit=limit, details="", dropped=dropped)
         sections.append((str(group), formats.count(counts[group]), table))
     data = detail_script(run_or_turns, pl.concat(shown)) if shown and details else ""
     if only is not None and not sections:

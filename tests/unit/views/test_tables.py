@@ -125,6 +125,15 @@ def test_failed_turns_have_no_raw_output_column_when_there_is_none() -> None:
     assert "raw output" not in tables.failed_turns(_turns([None, None])).markup
 
 
+def test_single_question_records_have_no_turn_or_operation_column() -> None:
+    turns = _turns(n=3).with_columns(turn=pl.lit(0), gold_program=pl.lit(None, dtype=pl.String))
+    headers = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', tables.failed_turns(turns).markup)
+    assert headers[:3] == ["system", "record id", "question"] and not {"turn", "operation", "gold (executed)"} & set(
+        headers
+    )
+    assert tables.failed_turns(turns).markup.count('<th scope="col" class="wb-key">') == 2  # system and record id
+
+
 def test_failed_turns_show_every_row_by_default_and_say_when_a_limit_cut_them() -> None:
     turns = _turns(n=40)
     markup = tables.failed_turns(turns).markup
