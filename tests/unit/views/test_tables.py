@@ -241,3 +241,42 @@ def test_checks_table_is_sortable_with_numeric_confidence() -> None:
     assert "data-wb-sortable" in markup and '<td class="num" data-value="0.75">0.75</td>' in markup
     assert '<td class="num wb-key" data-value="12">12</td>' in markup
     assert f'<div class="wb-full">{ESCAPED}</div>' in markup and "<script" not in markup
+
+
+def test_paired_and_cleaning_tables_use_one_format_per_kind() -> None:
+    comparison = pl.DataFrame(
+        {
+            "system_a": ["a"],
+            "system_b": ["b<i>"],
+            "slice": ["overall"],
+            "group": ["all"],
+            "n_turns": [1490],
+            "accuracy_a": [0.8304],
+            "accuracy_b": [0.8195],
+            "difference": [0.0109],
+            "low": [-0.002],
+            "high": [0.0241],
+            "a_only": [40],
+            "b_only": [24],
+            "mcnemar_p": [9.094e-26],
+            "n_unpaired": [0],
+        }
+    )
+    markup = tables.paired_table(comparison).markup
+    assert ">83.0%<" in markup and ">82.0%<" in markup and "+1.1 points [-0.2 points, +2.4 points]" in markup
+    assert ">&lt; 0.001<" in markup and ">1,490<" in markup and "b&lt;i&gt;" in markup
+    effect = pl.DataFrame(
+        {
+            "system": ["a"],
+            "turn_accuracy_before": [0.8304],
+            "turn_accuracy_after": [0.8391],
+            "turn_change_points": [0.87],
+            "conversation_accuracy_before": [0.8171],
+            "conversation_accuracy_after": [0.8266],
+            "n_changed": [13],
+            "n_removed": [2],
+        }
+    )
+    annotations = pl.DataFrame({"system": [None], "corrected_answer": ["1"], "exclude": [False]})
+    cleaned = tables.cleaning_effect(effect, annotations).markup
+    assert ">83.0%<" in cleaned and ">83.9%<" in cleaned and ">+0.9 points<" in cleaned and ">82.7%<" in cleaned
