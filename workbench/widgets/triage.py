@@ -29,7 +29,6 @@ import functools
 import hashlib
 import json
 import logging
-import math
 import traceback
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -41,11 +40,11 @@ from workbench.annotations.session import session_for
 from workbench.annotations.store import AnnotationStore
 from workbench.config import RunConfig, annotation_store_path
 from workbench.errors import InputError, UsageError, WorkbenchError
-from workbench.grading import patterns
-from workbench.grading.normalize import parse_cell_number
 from workbench.pipeline.run import Run, grade_run, open_or_grade
 from workbench.schema import ANNOTATION_CATEGORIES
 from workbench.views.html import Markup, macro, static_text
+from workbench.views.turn_detail import marked_cell as _cell
+from workbench.views.turn_detail import marked_pieces as _segments
 
 if TYPE_CHECKING:
     from workbench.annotations.session import AnnotationSession, TriageItem
@@ -70,9 +69,6 @@ logger = logging.getLogger(__name__)
 
 #: The queues the template can open: flagged gold turns, or failed turns (of a slice group).
 QueueName = Literal["checks", "failed"]
-
-#: Relative tolerance when matching a document's number to a number a program uses.
-NUMBER_REL_TOL = 1e-6
 
 #: What each key does; shown under the buttons.
 KEY_HELP = "Keys, with the mouse over the item, document or buttons: 1-7 category · Enter save · s or → skip · ← back · u or ctrl+z undo"
@@ -166,13 +162,6 @@ def category_label(category: str) -> str:
     return category.replace("_", " ").capitalize()
 
 
-def _is_used(value: float, numbers: Iterable[float]) -> bool:
-    """Whether ``value`` (or ``value`` as a percent, divided by 100) is one of ``numbers``,
-    signs ignored (running text carries no sign), within :data:`NUMBER_REL_TOL`."""
-    candidates = (abs(value), abs(value) / 100.0)
-    return any(math.isclose(c, abs(n), rel_tol=NUMBER_REL_TOL, abs_tol=1e-12) for n in numbers for c in candidates)
-
-
 def highlight_numbers(text: str, numbers: Iterable[float]) -> str:
     """Escape ``text`` for HTML and mark each number in it that is one of ``numbers``.
 
@@ -186,28 +175,6 @@ def highlight_numbers(text: str, numbers: Iterable[float]) -> str:
     'expense rose <mark>13.4</mark>% to $ <mark>1,080</mark> &lt;b&gt;million&lt;/b&gt;'
     """
     return str(macro(_TEMPLATE, "highlight", _segments(text, tuple(numbers))))
-
-
-def _segments(text: str, numbers: tuple[float, ...]) -> list[tuple[str, bool]]:
-    """``text`` cut into ``(part, marked)`` pieces, marked where a number is one of ``numbers``."""
-    out: list[tuple[str, bool]] = []
-    last = 0
-    for match in patterns.DOCUMENT_NUMBER.finditer(text):
-        literal = match.group("num")
-        value = float(literal.replace(",", ""))
-        if not (math.isfinite(value) and _is_used(value, numbers)):
-            continue
-        out.append((text[last : match.start()], False))
-        out.append((literal, True))
-        last = match.end()
-    out.append((text[last:], False))
-    return out
-
-
-def _cell(cell: str, numbers: tuple[float, ...]) -> tuple[str, bool]:
-    """A document table's cell, and whether it is a number one of ``numbers`` is."""
-    value = parse_cell_number(cell) if cell else None
-    return cell, value is not None and _is_used(value, numbers)
 
 
 def document_html(item: TriageItem) -> str:
