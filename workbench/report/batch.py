@@ -13,7 +13,9 @@ any other template parameter::
         systems: [claude 06-35, claude 12-48]
         parameters: {n_boot: 500}
 
-``predictions``, ``systems`` and ``column_map`` are lists (a single text is one item: a ``;``
+``parameters`` holds what ``workbench report -p NAME=VALUE`` sets on the command line, with
+YAML's own types (``n_boot: 500`` is a number); ``run_template`` refuses a name the template does
+not declare. ``predictions``, ``systems`` and ``column_map`` are lists (a single text is one item: a ``;``
 in a name is part of the name). Relative paths are taken from the folder the command runs
 in (then from the project root, for the bundled data). Anchors and aliases (``&a``, ``*a``,
 ``<<: *a``) may be used, but a file whose aliases would expand to more than
