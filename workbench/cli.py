@@ -431,7 +431,7 @@ def _typed_value(template: str, name: str, text: str, declared: str | None, defa
             raise ValueError(text)
     except ValueError:
         raise UsageError(
-            f"parameter {name} of {template} is {_TYPE_WORDS[declared]} ({declared}), got {text!r}. "
+            f"parameter {name} of {template} is {_TYPE_WORDS.get(str(declared), 'a value')} ({declared}), got {text!r}. "
             f"Fix: write e.g. -p {name}={default}"
         ) from None
     if declared == "str":
@@ -501,7 +501,13 @@ def _report(args: argparse.Namespace) -> int:
                 raise UsageError(f"{name} was given twice, with {_INPUT_OPTIONS[name]} and with -p. Fix: give it once")
             parameters[name] = value
         # resolve() validates counts and paths before the kernel starts.
-        resolve(**{k: v for k, v in parameters.items() if k in _INPUT_OPTIONS and isinstance(v, str | list)})
+        typed = {k: v for k, v in parameters.items() if k in _INPUT_OPTIONS and isinstance(v, str | list)}
+        resolve(
+            dataset=str(typed.get("dataset", "")),
+            predictions=typed.get("predictions", ""),
+            systems=typed.get("systems", ""),
+            column_map=typed.get("column_map", ""),
+        )
         jobs = [ReportJob(args.template, parameters, args.out)]
     failures = 0
     graded_sets: dict[str, Path] = {}  # each input set of the batch is graded once
