@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.analysis import formats
-from workbench.analysis.changes import build_manifest, compare_runs, read_verdicts
+from workbench.analysis.changes import build_manifest, compare_runs, read_verdicts, stable_identity
 from workbench.analysis.glossary import glossary
 from workbench.config import RunConfig, locate, project_root, resolve, split_list
 from workbench.errors import ReportError, UsageError, WorkbenchError
@@ -270,7 +270,7 @@ def run_template(
     # the figures come from the graded folder written above, never from what the template wrote
     files = graded_paths(graded)
     summary = json.loads(files["summary"].read_text(encoding="utf-8")) if written else None
-    previous = _previous_run(out, path.stem, slug, (summary or {}).get("dataset") or {})
+    previous = _previous_run(out, path.stem, slug, summary or {})
     manifest = build_manifest(template=path.stem, parameters=params, summary=summary, html_file=html_out.name)
     verdicts = read_verdicts(files["turns"]) if written else None
     changes = None
@@ -369,13 +369,17 @@ def _grade_once(known: dict[str, dict[str, Any]], params: dict[str, Any], graded
     return True
 
 
-def _previous_run(out: Path, template: str, slug: str, dataset: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:
+def _previous_run(out: Path, template: str, slug: str, summary: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:
     """The previous run of this report in ``out`` and its verdicts, if any: the newest manifest
     of ``template`` written under the same name (``slug``: the same parameters), else the newest
-    on the same dataset (its sha256: a nightly job's new predictions), else on the same
-    benchmark; never a report of another benchmark that shares the folder."""
+    on the same dataset (its sha256: a nightly job's new predictions), else, for gold carried in
+    the outputs (a new file every night), the newest on the same benchmark with a system of the
+    same stable identity (:func:`~workbench.analysis.changes.stable_identity`); never another
+    system's report that shares the folder."""
     import polars as pl
 
+    dataset = summary.get("dataset") or {}
+    systems = {stable_identity(name) for name in summary.get("systems") or {}}
     found = []
     for candidate in out.glob("*.manifest.json"):
         try:
@@ -385,13 +389,14 @@ def _previous_run(out: Path, template: str, slug: str, dataset: dict[str, Any]) 
         if not isinstance(manifest, dict) or manifest.get("template") != template:
             continue
         then = (manifest.get("inputs") or {}).get("dataset") or {}
+        same_systems = bool(systems & {stable_identity(name) for name in manifest.get("metrics") or {}})
         kinship = (
             3
             if candidate.name == f"{slug}.manifest.json"
             else 2
             if dataset.get("sha256") and then.get("sha256") == dataset.get("sha256")
             else 1
-            if dataset.get("benchmark") and then.get("benchmark") == dataset.get("benchmark")
+            if dataset.get("benchmark") and then.get("benchmark") == dataset.get("benchmark") and same_systems
             else 0
         )
         if kinship:
@@ -574,7 +579,7 @@ def render_html(
         "page.html.j2",
         title=title,
         script_hashes=[_script_hash(s) for s in head_scripts + tail_scripts],
-        css=Markup(static_text("report.css") + (static_text("glossary.css") if terms else "")),
+        css=Markup(static_text("report.css") + static_text("page.css")),
         head_scripts=[Markup(s) for s in head_scripts],
         tail_scripts=[Markup(s) for s in tail_scripts],
         content=content,

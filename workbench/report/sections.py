@@ -175,10 +175,10 @@ SECTIONS: Mapping[str, Section] = MappingProxyType(
         "slices": Section(
             "Accuracy by slice",
             {
-                "convfinqa": "Each bar is a group's accuracy with its 95% interval (conversations resampled, so "
+                "convfinqa": "Each point is a group's accuracy, its line the 95% interval (conversations resampled, so "
                 "the turns of one conversation move together). A group whose interval overlaps the overall "
                 "figure is not clearly different; a group of fewer than 20 turns is marked too small to read.",
-                "": "Each bar is a group's accuracy with its 95% interval (problems resampled). A group whose "
+                "": "Each point is a group's accuracy, its line the 95% interval (problems resampled). A group whose "
                 "interval overlaps the overall figure is not clearly different; a group of fewer than 20 "
                 "problems is marked too small to read. Slices by operation, turn and type-2 conversation need "
                 "gold programs or conversations, which {benchmark} does not have, and are left out.",
@@ -329,12 +329,15 @@ def relevant(run: Run, by_slice: pl.DataFrame) -> pl.DataFrame:
 
 
 def headline_metrics(run: Run) -> tuple[MetricSpec, ...]:
-    """The headline table's metrics for the run: without the conversation-level ones when every
-    item is a single question (they would repeat the turn-level figure)."""
-    if _multi_turn(run) or run.gold.benchmark == "convfinqa":
-        return HEADLINE_METRICS
+    """The headline table's metrics for the run: those some system has (no program accuracy
+    without programs), without the conversation-level ones when every item is a single
+    question (they would repeat the turn-level figure)."""
+    single = not (_multi_turn(run) or run.gold.benchmark == "convfinqa")
     return tuple(
-        spec for spec in HEADLINE_METRICS if spec.aggregation != "conversation" and spec.key != "n_conversations"
+        spec
+        for spec in HEADLINE_METRICS
+        if any(spec.key in values for values in run.summary.values())
+        and not (single and (spec.aggregation == "conversation" or spec.key == "n_conversations"))
     )
 
 
@@ -366,12 +369,13 @@ _UPSTREAM_COLUMNS: Mapping[str, str] = MappingProxyType(
         "system": "system",
         "record_id": "record id",
         "turn": "turn",
-        "gold_answer": "gold answer",
-        "predicted_answer": "predicted answer",
         "upstream": "upstream verdict",
         "ours": "our verdict",
         "reason": "our reason",
+        "gold_answer": "gold answer",
+        "answer": "answer graded",
         "detail": "grader's detail",
+        "question": "question",
     }
 )
 

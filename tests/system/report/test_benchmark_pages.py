@@ -85,3 +85,43 @@ def test_no_page_holds_a_machine_path_and_the_index_lists_every_report(
         index.count("GSM8K error report") == 2 and "tests/fixtures/predictions/gsm8k/tora-70b_first_20.jsonl" in index
     )
     assert re.search(r"tora-70b_first_20: \d+\.\d% correct, \d+ of 20", index)
+
+
+MATH_RUN = REPO / "data/predictions/math/microsoft-rho-math-7b/test_cot_-1_seed0_t0.0_s0_e-1.jsonl"
+#: Problems of the Rho-Math CoT run: the first ten, and four where our verdict and the upstream one differ.
+MATH_PROBLEMS = {str(i) for i in range(10)} | {"97", "120", "255", "257"}
+
+
+def test_a_math_report_lists_every_verdict_that_differs_from_the_upstream_one(tmp_path: Path) -> None:
+    import polars as pl
+
+    from workbench.analysis.metrics import upstream_disagreements
+
+    lines = [
+        line
+        for line in MATH_RUN.read_text(encoding="utf-8").splitlines()
+        if str(json.loads(line)["idx"]) in MATH_PROBLEMS
+    ]
+    subset = tmp_path / "rho-math-7b.jsonl"
+    subset.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    params = {"dataset": "none", "predictions": str(subset), "systems": "rho-math-7b"}
+    result = run_template("01-overview", parameters=params, out_dir=tmp_path / "reports")
+    page = result.html.read_text(encoding="utf-8")
+    text = _text(page)
+    assert "<title>MATH error report: overview</title>" in page and "14 problems" in text
+    turns = pl.read_parquet(next((tmp_path / "reports").glob("*.graded/turns.parquet")))
+    differ = upstream_disagreements(turns).sort("record_id")
+    assert differ.height >= 3  # the subset holds disagreements: the table has rows to check
+    table = re.search(r"verdicts differ from the upstream grader.*?<tbody>(.*?)</tbody>", page, flags=re.S)
+    assert table is not None and f"{differ.height} verdicts differ from the upstream grader" in text
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table.group(1), flags=re.S)
+    assert len(rows) == differ.height
+    for row, expected in zip(rows, differ.iter_rows(named=True), strict=True):
+        cells = [
+            html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+            for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)
+        ]
+        assert cells[1] == expected["record_id"] and str(expected["reason"]) in cells
+        assert ("right" if expected["upstream_correct"] else "wrong") in cells
+    assert "BLEU and ROUGE (0 to 100)" in text and "Glossary" in text
+    assert str(REPO) not in page and str(tmp_path) not in page

@@ -14,12 +14,24 @@ REPO = Path(__file__).resolve().parents[3]
 
 def test_bundled_batch_lists_the_report_templates() -> None:
     jobs = load_batch(REPO / "notebooks" / "bundled.yaml")
-    assert [j.template for j in jobs] == ["01-overview", "02-error-slices", "04-compare-systems", "01-overview"]
+    overviews = ["01-overview", "02-error-slices"]
+    assert [j.template for j in jobs] == [
+        *overviews,
+        "04-compare-systems",
+        "01-overview",
+        *overviews * 2,
+        "04-compare-systems",
+    ]
     assert all((REPO / "notebooks" / f"{j.template}.ipynb").exists() for j in jobs)
     assert all(j.out_dir is None for j in jobs) and all(j.parameters == {} for j in jobs[:3])
-    # the GSM8K overview: ToRA-70B's outputs carry their own gold
+    # GSM8K (ToRA-70B) and MATH-500 (two Rho-Math runs, then both compared): the outputs carry their own gold
     assert jobs[3].parameters == {"dataset": "none", "predictions": ["data/predictions/gsm8k/tora/tora-70b.jsonl"]}
-    assert (REPO / jobs[3].parameters["predictions"][0]).is_file()
+    math = [j.parameters for j in jobs[4:]]
+    assert all(p["dataset"] == "none" and all((REPO / f).is_file() for f in p["predictions"]) for p in math)
+    assert [p["systems"] for p in math] == [["rho-math-7b"]] * 2 + [["rho-math-7b-interpreter"]] * 2 + [
+        ["rho-math-7b", "rho-math-7b-interpreter"]
+    ]
+    assert math[4]["predictions"] == math[0]["predictions"] + math[2]["predictions"]
 
 
 def test_inputs_become_template_parameters(tmp_path: Path) -> None:

@@ -99,14 +99,19 @@ def test_the_bundled_batch_grades_the_bundled_runs_once_each(
     tmp_path: Path, executed: list[dict[str, Any]], grades: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``make report``: 01 and 02 share the bundled run, 04 compares the two bundled runs, the
-    GSM8K overview grades ToRA-70B's outputs against the gold they carry."""
+    GSM8K overview grades ToRA-70B's outputs against the gold they carry, each Rho-Math run is
+    graded once for its 01 and 02, and their comparison once more."""
     monkeypatch.setattr(runner, "grade_run", lambda config, **_: grades.append(config) or _Written())
     jobs = load_batch(REPO / "notebooks/bundled.yaml")
     done: dict[str, Path] = {}
     for job in jobs:
         runner.run_template(job.template, parameters=job.parameters, out_dir=tmp_path / job.template, graded_sets=done)
-    assert [len(c.predictions) for c in grades] == [1, 2, 1]
+    assert [len(c.predictions) for c in grades] == [1, 2, 1, 1, 1, 2]
     assert grades[2].dataset is None and grades[2].predictions[0].name == "tora-70b.jsonl"
+    assert (
+        all(c.dataset is None for c in grades[2:])
+        and grades[5].predictions == grades[3].predictions + grades[4].predictions
+    )
     assert [Path(c["graded_dir"]).parent.name for c in executed] == [job.template for job in jobs]
 
 

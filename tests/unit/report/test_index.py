@@ -70,3 +70,22 @@ def test_index_folder_and_paths_as_pages_show_them(tmp_path: Path) -> None:
     assert shown_paths(manifest, tmp_path) == {
         "parameters": {"predictions": "tests/fixtures/predictions/zarifaziz_dev_small.jsonl;x/p.jsonl", "n_boot": 5}
     }
+
+
+def test_the_previous_run_is_the_same_report_never_another_systems_report_in_the_folder(tmp_path: Path) -> None:
+    """Two MATH runs with their own gold (bundled.yaml puts both in reports/01-overview): the
+    interpreter's report is not 'changes since' the CoT one; a nightly run of either is."""
+    from workbench.report.runner import _previous_run
+
+    def summary(system: str, sha: str) -> dict:
+        return {"dataset": {"sha256": sha, "benchmark": "math"}, "systems": {system: {"n_turns": 500}}}
+
+    cot = summary("rho-math-7b", "a")
+    _report(tmp_path, "01-overview", "run-cot", cot, "2026-11-20T10:00:00Z")
+    assert _previous_run(tmp_path, "01-overview", "run-tora", summary("rho-math-7b-interpreter", "b")) is None
+    assert _previous_run(tmp_path, "02-error-slices", "run-cot", cot) is None
+    tonight = summary("rho-math-7b", "c")  # the same system's outputs of another night
+    found = _previous_run(tmp_path, "01-overview", "run-other", tonight)
+    assert found is not None and found[0]["created_at"] == "2026-11-20T10:00:00Z"
+    same_gold = summary("gpt", "a")  # a shared gold set: the previous run of the report on it
+    assert _previous_run(tmp_path, "01-overview", "run-gpt", same_gold) is not None
