@@ -45,6 +45,7 @@ from workbench.report.runner import (
     template_parameters,
     template_path,
 )
+from workbench.report.sections import report_title
 
 __all__ = ["main", "build_parser"]
 
@@ -354,8 +355,9 @@ def _split_files(dataset: str | None, files: list[str]) -> tuple[str | None, lis
 
 def _template_description(path: Path) -> str:
     """One line on what a template shows: its notebook metadata's ``description`` when set, else
-    the first level-1 heading of its markdown cells (``# Compare systems``), else the first
-    sentence of its first markdown cell; ``""`` when it has none of these."""
+    the first level-1 heading of its markdown cells (``# Compare systems``), else the subtitle its
+    page gets from :func:`workbench.report.sections.report_title` (``overview``); ``""`` when it
+    has none of these."""
     try:
         notebook = json.loads(path.read_text(encoding="utf-8"))
         described = notebook.get("metadata", {}).get("description")
@@ -372,8 +374,8 @@ def _template_description(path: Path) -> str:
         for line in text.splitlines():
             if line.startswith("# "):
                 return line.removeprefix("# ").strip()
-    first = " ".join(texts[0].split()) if texts else ""
-    return first.split(". ")[0].lstrip("#").strip()
+    subtitle = report_title("", path.stem).partition(": ")[2]  # "<benchmark> error report: <subtitle>"
+    return "" if subtitle in ("", path.stem) else subtitle[:1].upper() + subtitle[1:]
 
 
 def _templates_epilog() -> str:

@@ -106,7 +106,8 @@ def test_help_lists_every_template_with_one_line(capsys: pytest.CaptureFixture[s
     listing = text[text.index("templates (--template NAME):") :].splitlines()[1:]
     assert [line.split()[0] for line in listing] == [p.stem for p in TEMPLATES]
     for line in listing:
-        assert len(line.split(maxsplit=1)) == 2, line  # a description after each name
+        name, description = line.split(maxsplit=1)  # a description after each name, never the fallback
+        assert description and "a notebook template" not in description, line
     assert "-p NAME=VALUE" in text
     compare = next(line for line in listing if line.split()[0] == "04-compare-systems")
     heading = json.loads((REPO / "notebooks/04-compare-systems.ipynb").read_text(encoding="utf-8"))["cells"][0]
