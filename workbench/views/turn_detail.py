@@ -10,7 +10,8 @@ of the document the gold and the predicted programs use. Each row of the table n
 ``data-wb-key`` (:func:`turn_key`); the page's grid script (``static/sortable.js``) opens the panel
 on a click and builds it from this data with ``textContent`` only, so every value stays text.
 
-The numbers are marked as the triage view marks them (:func:`number_pieces`, :func:`is_used`): read as
+The numbers are marked here for the panel and for the triage view (:mod:`workbench.widgets.triage`
+uses :func:`marked_pieces` and :func:`marked_cell`; both rest on :func:`number_pieces` and :func:`is_used`): read as
 :data:`~workbench.grading.patterns.DOCUMENT_NUMBER` reads them, compared without sign, a number also
 matching its hundredth (``13.4`` of ``13.4%`` for the literal ``13.4%``). The programs' traces and the
 numbers they use come from the triage session (:mod:`workbench.annotations.session`).

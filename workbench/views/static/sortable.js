@@ -63,10 +63,12 @@
     sizeLabel.appendChild(select);
     var count = el('span', 'wb-count');
     count.setAttribute('aria-live', 'polite');
+    var more = el('span', 'wb-more', 'more columns: scroll the table sideways \u2192');
+    more.hidden = true;
     var previous = el('button', 'wb-page', '\u2039 Previous');
     var next = el('button', 'wb-page', 'Next \u203a');
     previous.type = next.type = 'button';
-    [search, sizeLabel, count, previous, next].forEach(function (node) { tools.appendChild(node); });
+    [search, sizeLabel, count, previous, next, more].forEach(function (node) { tools.appendChild(node); });
     if (rows.length <= SIZES[0]) { sizeLabel.hidden = previous.hidden = next.hidden = true; }
     var box = table.parentNode.classList.contains('wb-scroll') ? table.parentNode : table;
     if (table.caption) {  /* the caption above the tools, shown once */
@@ -90,6 +92,7 @@
         number.format(total) + ' rows' : 'Showing 0 of 0 rows';
       if (query !== '') { text += ' (filtered from ' + number.format(rows.length) + ')'; }
       count.textContent = text;
+      more.hidden = !(box.scrollWidth > box.clientWidth + 1);
       previous.disabled = state.page === 0;
       next.disabled = state.page >= pages - 1;
       pinKeys(table);
@@ -156,6 +159,7 @@
         }
       });
     });
+    table.wbRender = render;
     render();
   }
 
@@ -445,7 +449,7 @@
   });
   document.querySelectorAll('details').forEach(function (details) {
     details.addEventListener('toggle', function () {
-      details.querySelectorAll('table.wb-table[data-wb-ready]').forEach(pinKeys);
+      details.querySelectorAll('table.wb-table[data-wb-ready]').forEach(function (t) { t.wbRender(); });
     });
   });
 })();
