@@ -21,6 +21,7 @@ from workbench.config import project_root
 from workbench.io.atomic import write_atomic
 from workbench.io.paths import safe_name
 from workbench.report.sections import benchmark_name, report_title
+from workbench.views.changes import run_date
 from workbench.views.html import Markup, render, static_text
 
 __all__ = ["INDEX_NAME", "index_folder", "shown_path", "shown_paths", "report_entries", "write_index"]
@@ -131,7 +132,7 @@ def report_entries(folder: Path) -> list[dict[str, Any]]:
                     "href": page.relative_to(folder).as_posix(),
                     "title": report_title(benchmark, str(manifest["template"])),
                     "template": str(manifest["template"]),
-                    "date": str(manifest.get("created_at", "")).replace("T", " ").replace("Z", " UTC"),
+                    "date": run_date(str(manifest.get("created_at", ""))),
                     "benchmark": benchmark_name(benchmark) if benchmark else "",
                     "inputs": list(dict.fromkeys(shown_path(f, folder) for f in files)),
                     "headline": _headline(manifest.get("metrics") or {}),

@@ -579,7 +579,7 @@ def render_html(
         "page.html.j2",
         title=title,
         script_hashes=[_script_hash(s) for s in head_scripts + tail_scripts],
-        css=Markup(static_text("report.css") + static_text("page.css")),
+        css=[Markup(static_text("report.css")), Markup(static_text("page.css"))],
         head_scripts=[Markup(s) for s in head_scripts],
         tail_scripts=[Markup(s) for s in tail_scripts],
         content=content,

@@ -16,10 +16,21 @@ from workbench.analysis import formats
 from workbench.analysis.changes import MANIFEST_METRICS, Changes
 from workbench.views.html import macro, script_json
 
-__all__ = ["changes_html", "manifest_html"]
+__all__ = ["run_date", "changes_html", "manifest_html"]
 
 #: Turns listed per direction (newly failing, newly passing); a note says how many more there are.
 TURN_LIST_LIMIT = 200
+
+
+def run_date(created_at: str) -> str:
+    """When a run was made, as pages show it (its manifest's ``created_at``, in UTC).
+
+    Examples
+    --------
+    >>> run_date("2026-11-23T16:44:58Z"), run_date("an earlier run")
+    ('2026-11-23 16:44:58 UTC', 'an earlier run')
+    """
+    return created_at.replace("T", " ").replace("Z", " UTC") if created_at[:4].isdigit() else created_at
 
 
 def _turns(frame: pl.DataFrame) -> tuple[list[tuple[Any, ...]], int]:
@@ -59,7 +70,7 @@ def changes_html(changes: Changes | None) -> str:
     markup = macro(
         "changes.html.j2",
         "changes",
-        changes.previous,
+        run_date(changes.previous),
         list(changes.inputs_changed),
         rows,
         _turns(changes.newly_failing),
@@ -67,6 +78,7 @@ def changes_html(changes: Changes | None) -> str:
         TURN_LIST_LIMIT,
         matches,
         changes.unmatched,
+        len(matches) > 1,
     )
     return str(markup)
 
