@@ -78,7 +78,7 @@ def changes_html(changes: Changes | None) -> str:
         TURN_LIST_LIMIT,
         matches,
         changes.unmatched,
-        len(matches) > 1,
+        len(matches) != 1,
     )
     return str(markup)
 
