@@ -27,7 +27,15 @@ from typing import Literal
 from workbench.grading import patterns
 from workbench.grading.status import ExtractionRule, ExtractionStatus
 
-__all__ = ["Extraction", "ExtractionPolicy", "extract_answer", "last_boxed", "clean_answer_text", "MAX_OUTPUT_CHARS"]
+__all__ = [
+    "Extraction",
+    "ExtractionPolicy",
+    "extract_answer",
+    "last_boxed",
+    "clean_answer_text",
+    "without_sign_off",
+    "MAX_OUTPUT_CHARS",
+]
 
 #: Longest model output answers are extracted from, in characters (real outputs hold a few
 #: thousand; the pathological catalogue's 1 MB strings are read). A longer one gets status
@@ -144,17 +152,35 @@ def clean_answer_text(text: str) -> str:
     return _tidy(boxed if boxed is not None else text)
 
 
+#: How far from its end an answer is searched for Minerva's sign-off (it is 21 characters).
+_SIGN_OFF_WINDOW = 64
+
+
+def without_sign_off(text: str) -> str:
+    """``text`` without Minerva's sign-off at its end, "I hope it is correct.", also glued on
+    (``Evelyn.Ihopeitiscorrect``, as math-evaluation-harness keeps it); only the last
+    :data:`_SIGN_OFF_WINDOW` characters are searched, so a long text costs no more.
+
+    Examples
+    --------
+    >>> without_sign_off("Evelyn.Ihopeitiscorrect"), without_sign_off("$9$. I hope it is correct.")
+    ('Evelyn', '$9$')
+    """
+    if "hope" not in text[-_SIGN_OFF_WINDOW:].casefold():
+        return text
+    head, tail = text[:-_SIGN_OFF_WINDOW], text[-_SIGN_OFF_WINDOW:]
+    return head + patterns.HOPE_CORRECT.sub("", tail)
+
+
 def _tidy(text: str) -> str:
     """:func:`clean_answer_text` once the box (if any) is taken."""
     out = (patterns.BOLD_MARKERS.sub("", text) if "*" in text or "_" in text else text).strip()
     if "\\\\" in out:  # "\\frac{1}{2}": a doubled backslash before a command is one backslash
         out = patterns.DOUBLED_BACKSLASH_COMMAND.sub(r"\\", out)
-    if "hope" in out.casefold():  # Minerva's sign-off, also glued: "Evelyn.Ihopeitiscorrect"
-        out = patterns.HOPE_CORRECT.sub("", out)
-    marker = patterns.ANSWER_MARKER_PREFIX.match(out)
-    while marker is not None and marker.end() > 0:  # "Final Answer: The final answer is $9$"
+    out = without_sign_off(out)
+    marker = patterns.ANSWER_MARKER_PREFIX.match(out)  # every marker at once: one pass, however many
+    if marker is not None:  # "Final Answer: The final answer is $9$"
         out = out[marker.end() :]
-        marker = patterns.ANSWER_MARKER_PREFIX.match(out)
     # a sentence that follows the answer: ". " then more words
     cut = out.find(". ")
     if cut > 0:

@@ -246,7 +246,7 @@ HOPE_CORRECT = re.compile(r"[.\s]*I\s*hope\s*it\s*is\s*correct[.!\s]*$", re.IGNO
 
 #: An answer marker at the start of an answer phrase, as in Minerva's "Final Answer: The final
 #: answer is $9$": the inner marker goes, the answer stays.
-ANSWER_MARKER_PREFIX = re.compile(r"^\s*(?:the\s+)?(?:final\s+)?answer\s*(?:is|:)\s*:?\s*", re.IGNORECASE)
+ANSWER_MARKER_PREFIX = re.compile(r"^(?:\s*(?:the\s+)?(?:final\s+)?answer\s*(?:is|:)\s*:?\s*)+", re.IGNORECASE)
 
 #: "the smallest $k$ is 12": a short noun phrase naming the answer, then "is" and the answer.
 ANSWER_SUBJECT_IS = re.compile(

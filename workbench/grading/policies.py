@@ -29,7 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from workbench.grading import patterns
 from workbench.grading.compare import (
     DEFAULT_POLICY,
     AnswerKind,
@@ -38,7 +37,7 @@ from workbench.grading.compare import (
     answers_match,
     no_answer_verdict,
 )
-from workbench.grading.extract import Extraction, ExtractionPolicy, extract_answer
+from workbench.grading.extract import Extraction, ExtractionPolicy, extract_answer, without_sign_off
 from workbench.grading.mathverify import math_verify_match
 from workbench.grading.normalize import is_no_answer, normalize_answer
 from workbench.grading.status import GradeStatus, MatchReason
@@ -185,14 +184,6 @@ def _given(text: str | None) -> bool:
     return text is not None and not is_no_answer(text)
 
 
-def _without_sign_off(answer: str) -> str:
-    """A harness's answer without the Minerva sign-off it kept (math-evaluation-harness reads
-    "Evelyn.Ihopeitiscorrect" from "The final answer is Evelyn. I hope it is correct.")."""
-    if "hope" not in answer.casefold():
-        return answer
-    return patterns.HOPE_CORRECT.sub("", answer).strip() or answer
-
-
 def _extract(
     text: str | None, source: ExtractionPolicy, extractions: dict[tuple[str | None, str], Extraction] | None
 ) -> Extraction:
@@ -246,7 +237,7 @@ def select_answer(
     if policy.source == "raw" and raw_output and raw_output.strip():
         return raw_output, "raw", None
     if upstream_answer is not None and _given(upstream_answer):
-        return _without_sign_off(upstream_answer), "upstream", None
+        return without_sign_off(upstream_answer).strip() or upstream_answer, "upstream", None
     if predicted_answer is not None and predicted_answer.strip():
         return predicted_answer, "answer", None  # declared "no answer"
     if raw_output and raw_output.strip():
