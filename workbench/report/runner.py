@@ -51,6 +51,7 @@ from workbench.report.index import index_folder, shown_paths, write_index
 from workbench.report.sections import report_title
 from workbench.views.changes import changes_html, manifest_html
 from workbench.views.html import Markup, macro, render, script_json, static_text
+from workbench.views.turn_detail import once_per_page
 
 __all__ = [
     "ReportResult",
@@ -560,7 +561,7 @@ def render_html(
             blocks.extend(_output_block(o, counter) for o in cell.get("outputs", []))
         if i == after and opening:
             blocks.append(("opening", Markup(opening), ""))
-    content = macro("notebook.html.j2", "content", [b for b in blocks if b is not None])
+    content = Markup(once_per_page(macro("notebook.html.j2", "content", [b for b in blocks if b is not None])))
     head_scripts: list[str] = []
     tail_scripts: list[str] = []
     if counter[0]:

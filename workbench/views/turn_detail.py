@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +42,16 @@ from workbench.views.html import Markup, macro, script_json
 if TYPE_CHECKING:
     from workbench.pipeline.run import Run
 
-__all__ = ["NUMBER_REL_TOL", "is_used", "number_pieces", "marked_pieces", "turn_key", "detail_data", "detail_script"]
+__all__ = [
+    "NUMBER_REL_TOL",
+    "is_used",
+    "number_pieces",
+    "marked_pieces",
+    "turn_key",
+    "detail_data",
+    "detail_script",
+    "once_per_page",
+]
 
 #: Relative tolerance when matching a document's number to a number a program uses.
 NUMBER_REL_TOL = 1e-6
@@ -279,3 +289,43 @@ def detail_script(source: Run | pl.DataFrame, failed: pl.DataFrame) -> Markup:
 def _finite(value: Any) -> Any:
     """JSON for what ``json`` does not write itself (dates, decimals): their text."""
     return str(value)
+
+
+#: A detail block as :func:`detail_script` writes it: its JSON holds no ``<`` (``script_json``).
+_DATA_BLOCK = re.compile(r'<script type="application/json" class="wb-turn-data">([^<]*)</script>')
+
+
+def once_per_page(markup: str) -> str:
+    """``markup`` (a whole page's content) with each turn's and each document's detail data once:
+    the detail blocks after the first keep only the turns and documents no earlier block holds
+    (a block left with none is dropped). The page's panel script merges every block, so what a
+    row opens is unchanged; a page whose tables of the same run each carry their turns (the
+    error-slices page's drill-downs) stores them once.
+
+    Examples
+    --------
+    >>> failed = pl.DataFrame({"system": ["s"], "record_id": ["r"], "turn": [0], "correct": [False]})
+    >>> block = str(detail_script(failed, failed))
+    >>> page = once_per_page(f"<p>a</p>{block}<p>b</p>{block}")
+    >>> page.count('class="wb-turn-data"'), page.endswith("<p>b</p>")
+    (1, True)
+    """
+    docs: set[str] = set()
+    turns: set[str] = set()
+
+    def kept(match: re.Match[str]) -> str:
+        data = json.loads(match.group(1))
+        new_docs = {k: v for k, v in data.get("docs", {}).items() if k not in docs}
+        new_turns = {k: v for k, v in data.get("turns", {}).items() if k not in turns}
+        if not new_docs and not new_turns:
+            return ""
+        if len(new_docs) == len(data.get("docs", {})) and len(new_turns) == len(data.get("turns", {})):
+            text = match.group(0)
+        else:
+            body = json.dumps({"docs": new_docs, "turns": new_turns}, ensure_ascii=False, separators=(",", ":"))
+            text = str(macro("tables.html.j2", "turn_data", script_json(body)))
+        docs.update(new_docs)
+        turns.update(new_turns)
+        return text
+
+    return _DATA_BLOCK.sub(kept, markup)

@@ -6,6 +6,7 @@ evidence; a bare turns table gives what it has; hostile text stays data (script-
 from __future__ import annotations
 
 import json
+import re
 
 import polars as pl
 import pytest
@@ -16,7 +17,15 @@ from workbench.grading.normalize import parse_cell_number
 from workbench.grading.program import literal_numbers, parse_program
 from workbench.pipeline.run import Run
 from workbench.views import tables
-from workbench.views.turn_detail import detail_data, detail_script, is_used, marked_pieces, number_pieces, turn_key
+from workbench.views.turn_detail import (
+    detail_data,
+    detail_script,
+    is_used,
+    marked_pieces,
+    number_pieces,
+    once_per_page,
+    turn_key,
+)
 
 FIXTURES = project_root() / "tests" / "fixtures"
 RECORD = "Double_RSG/2016/page_144.pdf"
@@ -126,3 +135,21 @@ def test_hostile_text_stays_data() -> None:
     (detail,) = json.loads(body)["turns"].values()
     assert detail["raw"] == hostile and detail["record_id"] == hostile
     assert json.loads(turn_key(hostile, hostile, 0)) == [hostile, hostile, 0]
+
+
+def test_a_page_of_several_drilldowns_holds_each_turn_and_document_once(run: Run, failed: pl.DataFrame) -> None:
+    """The error-slices page's three drill-downs of one run: each carries its turns, the page once."""
+    blocks = [tables.drilldown(run, name).markup for name in ("operation", "turn_index", "error_type")]
+    page = once_per_page("".join(blocks))
+    pattern = r'<script type="application/json" class="wb-turn-data">([^<]*)</script>'
+    before = [json.loads(b) for b in re.findall(pattern, "".join(blocks))]
+    after = [json.loads(b) for b in re.findall(pattern, page)]
+    assert len(before) == 3 and len(after) == 1, "the later drill-downs' data already in the page"
+    assert after[0] == before[0] == detail_data(run, failed)
+    dropped = [m.group(0) for m in re.finditer(pattern, "".join(blocks))][1:]
+    assert len("".join(blocks)) - len(page) == sum(map(len, dropped)), "nothing else of the page changed"
+    assert page.count('data-wb-key="') == "".join(blocks).count('data-wb-key="') == 3 * failed.height
+    # a later table with a turn no earlier one holds keeps that turn (and only its new document)
+    extra = tables.failed_turns(run.turns.filter(pl.col("correct")).head(1).with_columns(correct=pl.lit(False)))
+    merged = [json.loads(b) for b in re.findall(pattern, once_per_page(page + extra.markup))]
+    assert len(merged) == 2 and len(merged[1]["turns"]) == 1 and not set(merged[1]["turns"]) & set(merged[0]["turns"])
