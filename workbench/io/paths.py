@@ -7,7 +7,8 @@ through :func:`safe_name`, and every path it writes under an output folder throu
 refuses an ``--out`` that names a file or a name the file system cannot hold, before any
 work is done; :func:`terminal_text` is what the command line prints of any text that came
 from data (system names, record ids, paths, error messages), with the terminal's control
-characters shown as escapes instead of obeyed.
+characters shown as escapes instead of obeyed; :func:`shown_path` is how a page shows a path
+(relative, never the machine's absolute path).
 
 Examples
 --------
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from workbench.errors import UsageError
 
-__all__ = ["MAX_NAME", "safe_name", "inside", "check_output_folder", "terminal_text"]
+__all__ = ["MAX_NAME", "safe_name", "inside", "check_output_folder", "terminal_text", "shown_path"]
 
 #: Longest name :func:`safe_name` returns (file systems allow 255 bytes; room is left for
 #: suffixes such as ``.manifest.json`` and ``.tmp``).
@@ -84,6 +85,30 @@ def inside(root: str | os.PathLike[str], *parts: str | os.PathLike[str]) -> Path
     if resolved != resolved_root and resolved_root not in resolved.parents:
         raise _outside(base, os.path.join(*map(os.fspath, parts)) if parts else str(path))
     return path
+
+
+def shown_path(path: str | os.PathLike[str], *folders: str | os.PathLike[str]) -> str:
+    """``path`` as a page shows it, never absolute: a relative path as given; an absolute one
+    relative to the first of ``folders`` holding it (the report's folder, the project), else
+    its own folder's name and its name.
+
+    Examples
+    --------
+    >>> shown_path("/srv/reports/bundled.graded/turns.parquet", "/srv/reports", "/srv")
+    'bundled.graded/turns.parquet'
+    >>> shown_path("/srv/data/convfinqa/dev.json", "/srv/reports", "/srv")
+    'data/convfinqa/dev.json'
+    >>> shown_path("/data/runs/2026-05-04T06-35-00Z/predictions.jsonl"), shown_path("data/dev.json")
+    ('2026-05-04T06-35-00Z/predictions.jsonl', 'data/dev.json')
+    """
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        return candidate.as_posix()
+    for folder in folders:
+        base = Path(folder).absolute()
+        if candidate.is_relative_to(base):
+            return candidate.relative_to(base).as_posix() or "."
+    return Path(*candidate.parts[-2:]).as_posix()
 
 
 def _outside(root: Path, text: str) -> UsageError:

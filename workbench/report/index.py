@@ -5,8 +5,8 @@ inputs, headline metrics per system, the HTML's file name); the index lists them
 first, with the date, the benchmark, the inputs and the headline figures, through the one
 autoescaping renderer (:mod:`workbench.views.html`). It is a plain offline page: no script,
 no network, relative links only. Paths on a page are never the machine's
-(:func:`shown_path`): relative to the reports folder or the project, else the file's folder
-and name.
+(:func:`workbench.io.paths.shown_path`): relative to the reports folder or the project, else
+the file's folder and name.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from typing import Any
 from workbench.analysis import formats
 from workbench.config import project_root
 from workbench.io.atomic import write_atomic
-from workbench.io.paths import safe_name
+from workbench.io.paths import safe_name, shown_path
 from workbench.report.sections import benchmark_name, report_title
 from workbench.views.changes import run_date
 from workbench.views.html import Markup, render, static_text
 
-__all__ = ["INDEX_NAME", "index_folder", "shown_path", "shown_paths", "report_entries", "write_index"]
+__all__ = ["INDEX_NAME", "index_folder", "shown_paths", "report_entries", "write_index"]
 
 #: The index page's file name, in the reports folder.
 INDEX_NAME = "index.html"
@@ -46,31 +46,10 @@ def index_folder(out: Path, template: str) -> Path:
     return out.parent if out.name == safe_name(template) else out
 
 
-def shown_path(path: str | Path, folder: str | Path | None = None) -> str:
-    """A path as a page shows it: relative to ``folder`` (the report's) when inside it, else
-    relative to the project, else the last folder's name and the file's; never absolute.
-
-    Examples
-    --------
-    >>> shown_path("/srv/reports/bundled.graded/turns.parquet", "/srv/reports")
-    'bundled.graded/turns.parquet'
-    >>> shown_path(project_root() / "data/convfinqa/dev.json", "/srv/reports")
-    'data/convfinqa/dev.json'
-    >>> shown_path("/data/runs/2026-05-04T06-35-00Z/predictions.jsonl"), shown_path("data/dev.json")
-    ('2026-05-04T06-35-00Z/predictions.jsonl', 'data/dev.json')
-    """
-    candidate = Path(path)
-    if not candidate.is_absolute():
-        return candidate.as_posix()
-    for base in ([Path(folder).absolute()] if folder is not None else []) + [project_root()]:
-        if candidate.is_relative_to(base):
-            return candidate.relative_to(base).as_posix() or "."
-    return Path(*candidate.parts[-2:]).as_posix()
-
-
 def shown_paths(manifest: Mapping[str, Any], folder: str | Path) -> dict[str, Any]:
-    """A report manifest with its input and parameter paths as :func:`shown_path` shows them
-    (for the page; the file keeps the paths as they were given).
+    """A report manifest with its input and parameter paths as a page shows them
+    (:func:`~workbench.io.paths.shown_path`: relative to ``folder`` or the project; the file
+    keeps the paths as they were given).
 
     Examples
     --------
@@ -85,7 +64,7 @@ def shown_paths(manifest: Mapping[str, Any], folder: str | Path) -> dict[str, An
         if isinstance(value, list):
             return [walk(v, key) for v in value]
         if isinstance(value, str) and value.startswith("/") and key in _PATH_KEYS:
-            return ";".join(shown_path(part, folder) for part in value.split(";"))
+            return ";".join(shown_path(part, folder, project_root()) for part in value.split(";"))
         return value
 
     return walk(dict(manifest))
@@ -134,7 +113,7 @@ def report_entries(folder: Path) -> list[dict[str, Any]]:
                     "template": str(manifest["template"]),
                     "date": run_date(str(manifest.get("created_at", ""))),
                     "benchmark": benchmark_name(benchmark) if benchmark else "",
-                    "inputs": list(dict.fromkeys(shown_path(f, folder) for f in files)),
+                    "inputs": list(dict.fromkeys(shown_path(f, folder, project_root()) for f in files)),
                     "headline": _headline(manifest.get("metrics") or {}),
                 }
             )

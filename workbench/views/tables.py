@@ -25,7 +25,6 @@ Jupyter the same markup shows as a plain table.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +35,9 @@ from workbench.analysis import formats
 from workbench.analysis.comparison import systems_table as systems_layout
 from workbench.analysis.metrics import HEADLINE_METRICS, MetricSpec
 from workbench.analysis.slices import MIN_GROUP_N, SLICES, group_order
+from workbench.config import project_root
 from workbench.grading.policies import POLICIES
+from workbench.io.paths import shown_path
 from workbench.views.html import Markup, macro
 from workbench.views.turn_detail import detail_script, turn_key
 
@@ -581,29 +582,16 @@ def cleaning_effect(effect: pl.DataFrame, annotations: pl.DataFrame) -> HtmlBloc
     )
 
 
-def _shown_path(path: Any) -> str:
-    """A path as a page shows it: relative to the current folder when inside it, else its folder's
-    and its own name, never the machine's absolute path.
-
-    Examples
-    --------
-    >>> _shown_path("data/dev.json"), _shown_path("/srv/x/reports/bundled.graded/turns.parquet")
-    ('data/dev.json', 'bundled.graded/turns.parquet')
-    """
-    text = os.fspath(path)
-    candidate = Path(text)
-    if not candidate.is_absolute():
-        return text
-    try:
-        return candidate.relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return Path(*candidate.parts[-2:]).as_posix()
+def _shown(path: Any) -> str:
+    """A path as a page shows it (:func:`workbench.io.paths.shown_path`): relative to the current
+    folder or the project, else its folder's name and its own."""
+    return shown_path(path, Path.cwd(), project_root())
 
 
 def files_written(paths: dict[str, Any]) -> HtmlBlock:
-    """Say which graded tables were written (paths relative to the current folder, or the folder's
-    name and the file's), or that none were."""
-    written = [(str(k), _shown_path(v)) for k, v in paths.items()]
+    """Say which graded tables were written (paths relative to the current folder or the project,
+    else the folder's name and the file's), or that none were."""
+    written = [(str(k), _shown(v)) for k, v in paths.items()]
     return HtmlBlock(str(macro("tables.html.j2", "files_written", written)))
 
 
@@ -611,7 +599,7 @@ def unmatched_rows(unmatched: pl.DataFrame) -> pl.DataFrame:
     """The prediction rows that match no gold turn, with where they came from and why."""
     return unmatched.select(
         "system",
-        pl.col("source_file").map_elements(_shown_path, return_dtype=pl.String),
+        pl.col("source_file").map_elements(_shown, return_dtype=pl.String),
         "source_location",
         "record_id",
         "turn",
@@ -625,13 +613,13 @@ def run_overview(run: Run) -> HtmlBlock:
     markup = macro(
         "tables.html.j2",
         "run_overview",
-        _shown_path(run.gold.path),
+        _shown(run.gold.path),
         run.gold.layout,
         None
         if run.gold.turns["record_id"].n_unique() == run.gold.turns.height
         else formats.count(run.gold.documents.height),
         formats.count(run.gold.turns.height),
-        [(_shown_path(path), system) for path, system in run.prediction_files],
+        [(_shown(path), system) for path, system in run.prediction_files],
         run.graded.policy.name,
         run.unmatched.height,
         unmatched,

@@ -9,9 +9,10 @@ import re
 from pathlib import Path
 
 from workbench.analysis.changes import build_manifest
-from workbench.config import resolve
+from workbench.config import project_root, resolve
+from workbench.io.paths import shown_path
 from workbench.pipeline.run import grade_run
-from workbench.report.index import index_folder, report_entries, shown_path, shown_paths, write_index
+from workbench.report.index import index_folder, report_entries, shown_paths, write_index
 
 REPO = Path(__file__).resolve().parents[3]
 GOLD = REPO / "tests/fixtures/convfinqa/dev_small.json"
@@ -65,7 +66,7 @@ def test_index_folder_and_paths_as_pages_show_them(tmp_path: Path) -> None:
     assert index_folder(tmp_path / "01-overview", "01-overview") == tmp_path
     assert index_folder(tmp_path / "nightly", "01-overview") == tmp_path / "nightly"
     assert shown_path(tmp_path / "r" / "bundled.graded", tmp_path / "r") == "bundled.graded"
-    assert shown_path(PREDS, tmp_path) == "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"
+    assert shown_path(PREDS, tmp_path, project_root()) == "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"
     manifest = {"parameters": {"predictions": f"{PREDS};{tmp_path / 'x' / 'p.jsonl'}", "n_boot": 5}}
     assert shown_paths(manifest, tmp_path) == {
         "parameters": {"predictions": "tests/fixtures/predictions/zarifaziz_dev_small.jsonl;x/p.jsonl", "n_boot": 5}

@@ -13,6 +13,8 @@ from pathlib import Path
 import polars as pl
 from markupsafe import escape
 
+import workbench
+from workbench.config import project_root
 from workbench.views import tables
 
 HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
@@ -224,6 +226,20 @@ def test_labels_are_plain_words() -> None:
 def test_files_written_shows_no_absolute_path(tmp_path: Path) -> None:
     markup = tables.files_written({"turns": tmp_path / "run.graded" / "turns.parquet", "here": Path("a/b.csv")}).markup
     assert str(tmp_path) not in markup and "run.graded/turns.parquet" in markup and "a/b.csv" in markup
+
+
+def test_run_overview_shows_the_inputs_relative_to_the_project() -> None:
+    fixtures = project_root() / "tests" / "fixtures"
+    run = workbench.grade_run(
+        workbench.config.resolve(
+            dataset=fixtures / "convfinqa" / "dev_small.json",
+            predictions=[fixtures / "predictions" / "zarifaziz_dev_small.jsonl"],
+        )
+    )
+    markup = tables.run_overview(run).markup
+    assert str(project_root()) not in markup
+    assert "<code>tests/fixtures/convfinqa/dev_small.json</code>" in markup
+    assert "<code>tests/fixtures/predictions/zarifaziz_dev_small.jsonl</code>" in markup
 
 
 def test_checks_table_is_sortable_with_numeric_confidence() -> None:
