@@ -241,16 +241,30 @@ def headline(summary: dict[str, dict[str, Any]], metrics: Sequence[MetricSpec] =
     return html_table(frame, caption="Headline metrics", css_class="wb-table wb-headline", keys=1)
 
 
-def policy_comparison(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
-    """Accuracy of each system under every grading policy, side by side.
+#: How the note under the policies table describes a policy on a benchmark without an official
+#: rule of its own (the ``official`` policy is ConvFinQA's rule; elsewhere it is a plain check).
+_ELSEWHERE = {"official": "equal after rounding both to 5 decimals"}
+
+
+def policy_comparison(source: Run | dict[str, dict[str, Any]]) -> HtmlBlock:
+    """Accuracy of each system under every grading policy, side by side, with a note describing
+    the policies graded (only those; on a benchmark other than ConvFinQA without calling any
+    rule ConvFinQA's official one).
+
+    Parameters
+    ----------
+    source
+        A :class:`~workbench.pipeline.run.Run` (its summary and benchmark), or a summary
+        (``run.summary``, taken as ConvFinQA's).
 
     Examples
     --------
     >>> block = policy_comparison({"s": {"n_turns": 2, "policies": {"exact-string": {"n_correct": 1, "accuracy": 0.5}}}})
-    >>> "exact-string" in block.markup and "50.0% (1/2)" in block.markup
+    >>> "exact-string" in block.markup and "50.0% (1/2)" in block.markup and "official" not in block.markup
     True
     """
-
+    summary = source if isinstance(source, dict) else source.summary
+    benchmark = "convfinqa" if isinstance(source, dict) else source.gold.benchmark
     rows = []
     for system, metrics in summary.items():
         row: dict[str, Any] = {"system": system}
@@ -260,10 +274,16 @@ def policy_comparison(summary: dict[str, dict[str, Any]]) -> HtmlBlock:
                 f"({formats.count(figures['n_correct'])}/{formats.count(metrics['n_turns'])})"
             )
         rows.append(row)
-    notes = "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())
+    graded = dict.fromkeys(name for metrics in summary.values() for name in metrics.get("policies", {}))
+    notes = "; ".join(
+        f"{name}: {_ELSEWHERE.get(name, POLICIES[name].description) if benchmark != 'convfinqa' else POLICIES[name].description}"
+        for name in graded
+        if name in POLICIES
+    )
     frame = pl.DataFrame(rows, infer_schema_length=None)
     table = html_table(frame, caption="Turn accuracy by grading policy", css_class="wb-table wb-policies", keys=1)
-    return HtmlBlock(table.markup + str(macro("tables.html.j2", "note", f"The policies: {notes}.")))
+    note = str(macro("tables.html.j2", "note", f"The policies: {notes}.")) if notes else ""
+    return HtmlBlock(table.markup + note)
 
 
 #: The columns of a failed-turns table, in reading order (those the turns have), the first three naming the turn.
@@ -287,9 +307,10 @@ FAILED_COLUMNS = (
 
 
 def _dropped(failed: pl.DataFrame) -> frozenset[str]:
-    """The columns a failed-turns table leaves out for these turns: the raw output when there is
-    none; the turn when every turn is 0 (GSM8K, MATH: one question per record); the operation and
-    the executed gold when there is no gold program."""
+    """The columns a failed-turns table leaves out for these turns: the turn when every turn is 0
+    (GSM8K, MATH: one question per record); the operation and the executed gold when there is no
+    gold program; any other column but the system and record id with nothing in it (the raw
+    output, the predicted program of outputs without programs)."""
     dropped = set()
     if "raw_output" not in failed.columns or failed["raw_output"].null_count() == failed.height:
         dropped.add("raw_output")
@@ -297,7 +318,16 @@ def _dropped(failed: pl.DataFrame) -> frozenset[str]:
         dropped.add("turn")
     if "gold_program" in failed.columns and failed["gold_program"].null_count() == failed.height:
         dropped.update(("operation", "gold_executed"))
+    for column in FAILED_COLUMNS[3:]:
+        if column in failed.columns and failed.height and _empty(failed[column]):
+            dropped.add(column)
     return frozenset(dropped)
+
+
+def _empty(values: pl.Series) -> bool:
+    """Whether a column holds nothing to read: every value missing or blank."""
+    text = values.cast(pl.String)
+    return bool((text.is_null() | (text.str.strip_chars() == "")).all())
 
 
 def _failed_columns(turns: pl.DataFrame, *, dropped: frozenset[str]) -> pl.DataFrame:
@@ -381,6 +411,15 @@ def _too_small_note(part: pl.DataFrame) -> pl.Expr:
     )
 
 
+def _single_questions(table: pl.DataFrame) -> bool:
+    """Whether a slice table (all its slices) is of single questions: every group has as many
+    conversations as turns, and the turn index, if there, has only turn 0."""
+    if not {"n_turns", "n_conversations"} <= set(table.columns) or not table.height:
+        return False
+    turns = table.filter(pl.col("slice") == "turn_index")["group"].cast(pl.String).unique().to_list()
+    return bool((table["n_turns"] == table["n_conversations"]).all()) and set(turns) <= {"0"}
+
+
 def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock:
     """Accuracy per slice group with n and its 95% interval (``table`` from
     :func:`workbench.analysis.slices.slice_accuracy`), one slice or all, in the order given.
@@ -399,16 +438,25 @@ def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock
     True
     >>> '<th scope="col">conversations</th>' in slice_table(t.drop("too_small")).markup
     True
+
+    Single questions (GSM8K, MATH: each record one problem) are counted as problems, with no
+    conversations column (:func:`_single_questions`):
+
+    >>> one = t.with_columns(n_conversations=pl.col("n_turns"))
+    >>> headers = slice_table(one).markup
+    >>> '<th scope="col">problems</th>' in headers and "conversations" not in headers
+    True
     """
 
     part = table if slice_name is None else table.filter(pl.col("slice") == slice_name)
+    single = _single_questions(table)
     shown = part.select(
         "system",
         pl.col("slice").replace_strict({k: v.title for k, v in SLICES.items()}, default=pl.col("slice")),
         "group",
-        "n_turns",
+        pl.col("n_turns").alias("problems") if single else pl.col("n_turns"),
         "n_correct",
-        "n_conversations",
+        *([] if single else ["n_conversations"]),
         pl.struct("accuracy", "low", "high")
         .map_elements(lambda r: formats.interval(r["accuracy"], r["low"], r["high"]), return_dtype=pl.String)
         .alias("accuracy [95% interval]"),
@@ -607,14 +655,27 @@ def unmatched_rows(unmatched: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: The gold layouts (:data:`workbench.io.gold.base.Layout`) in plain words, for the run overview.
+LAYOUT_WORDS: dict[str, str] = {
+    "convfinqa-reformatted": "ConvFinQA, reformatted release",
+    "convfinqa-original": "ConvFinQA, original release",
+    "ghchen99-embedded": "gold carried in the ConvFinQA outputs",
+    "gsm8k-jsonl": "GSM8K problems",
+    "math-problems": "MATH problems",
+    "plain-table": "a table of questions and gold answers",
+    "carried-in-predictions": "gold answers carried in the predictions file",
+}
+
+
 def run_overview(run: Run) -> HtmlBlock:
-    """What was graded: dataset, systems, counts, and any unmatched rows."""
+    """What was graded: dataset (its layout in plain words, :data:`LAYOUT_WORDS`), systems,
+    counts, and any unmatched rows."""
     unmatched = html_table(unmatched_rows(run.unmatched), max_rows=50, keys=1) if run.unmatched.height else ""
     markup = macro(
         "tables.html.j2",
         "run_overview",
         _shown(run.gold.path),
-        run.gold.layout,
+        LAYOUT_WORDS.get(run.gold.layout, run.gold.layout),
         None
         if run.gold.turns["record_id"].n_unique() == run.gold.turns.height
         else formats.count(run.gold.documents.height),

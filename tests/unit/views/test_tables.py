@@ -14,6 +14,7 @@ import polars as pl
 from markupsafe import escape
 
 import workbench
+from workbench.analysis import slices
 from workbench.config import project_root
 from workbench.views import tables
 
@@ -296,3 +297,40 @@ def test_paired_and_cleaning_tables_use_one_format_per_kind() -> None:
     annotations = pl.DataFrame({"system": [None], "corrected_answer": ["1"], "exclude": [False]})
     cleaned = tables.cleaning_effect(effect, annotations).markup
     assert ">83.0%<" in cleaned and ">83.9%<" in cleaned and ">+0.9 points<" in cleaned and ">82.7%<" in cleaned
+
+
+def _tora() -> workbench.pipeline.run.Run:
+    predictions = project_root() / "tests/fixtures/predictions/gsm8k/tora-70b_first_20.jsonl"
+    return workbench.grade_run(workbench.config.resolve(dataset="none", predictions=[predictions]))
+
+
+def test_single_question_pages_speak_of_problems_in_plain_words() -> None:
+    """ToRA-70B's GSM8K outputs (gold carried in the file): no conversations, turn, operation,
+    executed-gold or program column; the layout and the policies in plain words."""
+    run = _tora()
+    overview = tables.run_overview(run).markup
+    assert "gold answers carried in the predictions file" in overview and "carried-in-predictions" not in overview
+    by_slice = slices.slice_accuracy(run.turns, n_boot=20, seed=0)
+    headers = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', tables.slice_table(by_slice).markup)
+    assert "problems" in headers and "conversations" not in headers and "turns" not in headers
+    failed = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', tables.failed_turns(run).markup)
+    assert failed[:2] == ["system", "record id"]
+    assert not {"turn", "operation", "gold (executed)", "predicted program"} & set(failed)
+    note = tables.policy_comparison(run).markup
+    assert "ConvFinQA" not in note and "official: equal after rounding both to 5 decimals" in note
+    graded = list(next(iter(run.summary.values()))["policies"])
+    assert note.count("; ") == len(graded) - 1, "only the policies graded are described"
+
+
+def test_conversations_keep_their_columns_and_the_official_rule_is_convfinqas() -> None:
+    fixtures = project_root() / "tests" / "fixtures"
+    run = workbench.grade_run(
+        workbench.config.resolve(
+            dataset=fixtures / "convfinqa" / "dev_small.json",
+            predictions=[fixtures / "predictions" / "zarifaziz_dev_small.jsonl"],
+        )
+    )
+    headers = tables.slice_table(slices.slice_accuracy(run.turns, n_boot=20, seed=0)).markup
+    assert '<th scope="col">conversations</th>' in headers and '<th scope="col">turns</th>' in headers
+    assert "official ConvFinQA rule" in tables.policy_comparison(run).markup
+    assert "ConvFinQA, reformatted release" in tables.run_overview(run).markup
