@@ -34,12 +34,12 @@ import polars as pl
 from workbench.analysis import formats
 from workbench.analysis.comparison import systems_table as systems_layout
 from workbench.analysis.metrics import HEADLINE_METRICS, MetricSpec
-from workbench.analysis.slices import MIN_GROUP_N, SLICES, group_order
+from workbench.analysis.slices import MIN_GROUP_N, SLICES, group_order, plain_label
 from workbench.config import project_root
 from workbench.grading.policies import POLICIES
 from workbench.io.paths import shown_path
 from workbench.views.html import Markup, macro
-from workbench.views.turn_detail import detail_script, turn_key
+from workbench.views.turn_detail import detail_script, in_words, turn_key
 
 if TYPE_CHECKING:
     from workbench.pipeline.run import Run
@@ -241,8 +241,7 @@ def headline(summary: dict[str, dict[str, Any]], metrics: Sequence[MetricSpec] =
     return html_table(frame, caption="Headline metrics", css_class="wb-table wb-headline", keys=1)
 
 
-#: How the note under the policies table describes a policy on a benchmark without an official
-#: rule of its own (the ``official`` policy is ConvFinQA's rule; elsewhere it is a plain check).
+#: A policy described on a benchmark other than ConvFinQA (``official`` is ConvFinQA's rule).
 _ELSEWHERE = {"official": "equal after rounding both to 5 decimals"}
 
 
@@ -325,16 +324,21 @@ def _dropped(failed: pl.DataFrame) -> frozenset[str]:
 
 
 def _empty(values: pl.Series) -> bool:
-    """Whether a column holds nothing to read: every value missing or blank."""
-    text = values.cast(pl.String)
-    return bool((text.is_null() | (text.str.strip_chars() == "")).all())
+    """Whether every value of a column is missing or blank."""
+    return bool(values.cast(pl.String).str.strip_chars().fill_null("").eq("").all())
+
+
+#: Columns whose values are names (``wrong_value``, ``sign_inconsistency``), shown in words
+#: (:func:`workbench.analysis.slices.plain_label`, the one mapping).
+WORD_COLUMNS = frozenset({"reason", "error_type", "dq_category", "category", "group"})
 
 
 def _failed_columns(turns: pl.DataFrame, *, dropped: frozenset[str]) -> pl.DataFrame:
     """The columns a reader needs to judge a failed turn, in reading order (:data:`FAILED_COLUMNS`),
-    but ``dropped``."""
+    but ``dropped``; names in words (:data:`WORD_COLUMNS`)."""
     wanted = [c for c in FAILED_COLUMNS if c in turns.columns and c not in dropped]
-    return turns.select(pl.col(c).cast(pl.String) if c != "turn" else pl.col(c) for c in wanted)
+    shown = turns.select(pl.col(c).cast(pl.String) if c != "turn" else pl.col(c) for c in wanted)
+    return in_words(shown, WORD_COLUMNS)
 
 
 def _turn_keys(rows: pl.DataFrame) -> list[str]:
@@ -462,6 +466,7 @@ def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock
         .alias("accuracy [95% interval]"),
         _too_small_note(part),
     )
+    shown = in_words(shown, WORD_COLUMNS)
     if shown["note"].fill_null("").eq("").all():
         shown = shown.drop("note")
     title = SLICES[slice_name].title if slice_name in SLICES else "slice"
@@ -470,7 +475,9 @@ def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock
 
 def flag_counts(counts: pl.DataFrame) -> HtmlBlock:
     """Flags per data-quality category (``counts`` from :func:`workbench.quality.checks.flag_counts`)."""
-    return html_table(counts, caption="Data-quality flags per category", css_class="wb-table wb-flag-counts")
+    return html_table(
+        in_words(counts, WORD_COLUMNS), caption="Data-quality flags per category", css_class="wb-table wb-flag-counts"
+    )
 
 
 def checks_table(checks: pl.DataFrame, *, limit: int | None = 500) -> HtmlBlock:
@@ -481,7 +488,7 @@ def checks_table(checks: pl.DataFrame, *, limit: int | None = 500) -> HtmlBlock:
     >>> flags = pl.DataFrame({"record_id": ["r", "q"], "turn": [0, 1], "category": ["mislabel", "sign_inconsistency"],
     ...                       "rule": ["x", "y"], "confidence": [0.5, 0.9], "evidence": ["a <b>", "c"]})
     >>> markup = checks_table(flags).markup
-    >>> "data-wb-sortable" in markup and markup.index("sign_inconsistency") < markup.index("mislabel")
+    >>> "data-wb-sortable" in markup and markup.index("sign inconsistency") < markup.index("mislabel")
     True
     >>> "a &lt;b&gt;" in markup and '<td class="num" data-value="0.9">0.90</td>' in markup
     True
@@ -489,6 +496,7 @@ def checks_table(checks: pl.DataFrame, *, limit: int | None = 500) -> HtmlBlock:
     shown = checks.sort("confidence", "record_id", "turn", descending=[True, False, False]).select(
         "record_id", "turn", pl.col("category").cast(pl.String), "rule", "confidence", "evidence"
     )
+    shown = in_words(shown, WORD_COLUMNS)
     return html_table(
         shown,
         caption=f"Data-quality flags ({formats.count(checks.height)})",
@@ -551,7 +559,7 @@ def drilldown(
         rows = failed.filter(pl.col("_group") == group).drop("_group")
         shown.append(rows if limit is None else rows.head(limit))
         table = _failed_table(rows, caption="", limit=limit, details="", dropped=dropped)
-        sections.append((str(group), formats.count(counts[group]), table))
+        sections.append((plain_label(str(group)), formats.count(counts[group]), table))
     data = detail_script(run_or_turns, pl.concat(shown)) if shown and details else ""
     if only is not None and not sections:
         note = f"The grading policies agree on every failed turn: none to list by {spec.title.lower()}."

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from workbench.analysis.slices import plain_label
 from workbench.annotations.session import TraceView, _literals, _table, _trace
 from workbench.grading import patterns
 from workbench.grading.normalize import parse_cell_number
@@ -51,6 +52,7 @@ __all__ = [
     "detail_data",
     "detail_script",
     "once_per_page",
+    "in_words",
 ]
 
 #: Relative tolerance when matching a document's number to a number a program uses.
@@ -154,6 +156,27 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+def in_words(frame: pl.DataFrame, columns: Iterable[str]) -> pl.DataFrame:
+    """``frame`` with the names in ``columns`` (those it has) as text in words
+    (:func:`workbench.analysis.slices.plain_label`, each distinct value once).
+
+    Examples
+    --------
+    >>> in_words(pl.DataFrame({"reason": ["wrong_value", None], "n": [1, 2]}), ("reason", "category")).rows()
+    [('wrong value', 1), (None, 2)]
+    """
+    present = [c for c in columns if c in frame.columns]
+    return frame.with_columns(
+        pl.col(c).cast(pl.String).replace({v: plain_label(v) for v in frame[c].cast(pl.String).unique().drop_nulls()})
+        for c in present
+    )
+
+
+def _words(value: Any) -> str | None:
+    """A name (a reason, an error type) in words (:func:`workbench.analysis.slices.plain_label`)."""
+    return None if value is None else plain_label(str(value))
+
+
 def _keys(frame: pl.DataFrame) -> list[str]:
     return [turn_key(*row) for row in frame.select("system", "record_id", "turn").iter_rows()]
 
@@ -190,14 +213,15 @@ def detail_data(source: Run | pl.DataFrame, failed: pl.DataFrame) -> dict[str, A
         grades = run.policy_grades
         if grades.height:
             grades = grades.join(failed.select("system", "record_id", "turn"), on=["system", "record_id", "turn"])
-            policies = _grouped(grades.sort("policy"), ["policy", "correct", "reason", "answer", "detail"])
+            grades = in_words(grades.sort("policy"), ("reason",))
+            policies = _grouped(grades, ["policy", "correct", "reason", "answer", "detail"])
         checks = run.checks.join(failed.select("record_id", "turn").unique(), on=["record_id", "turn"], how="semi")
         checks = checks.sort("confidence", descending=True, maintain_order=True)
         for record_id, turn, category, rule, confidence, evidence in checks.select(
             "record_id", "turn", "category", "rule", "confidence", "evidence"
         ).iter_rows():
             flags.setdefault(json.dumps([record_id, int(turn)]), []).append(
-                [str(category), rule, _number(confidence), evidence]
+                [plain_label(str(category)), rule, _number(confidence), evidence]
             )
     history = _history(turns, failed)
     out: dict[str, Any] = {}
@@ -216,11 +240,11 @@ def detail_data(source: Run | pl.DataFrame, failed: pl.DataFrame) -> dict[str, A
             "predicted": _text(row.get("predicted_answer")),
             "graded": _text(row.get("answer")),
             "correct": row.get("correct"),
-            "reason": _text(row.get("reason")),
+            "reason": _words(row.get("reason")),
             "detail": _text(row.get("detail")),
             "rule": _text(row.get("extraction_rule")),
             "source": _text(row.get("answer_source")),
-            "error_type": _text(row.get("error_type")),
+            "error_type": _words(row.get("error_type")),
             "raw": _text(row.get("raw_output")),
             "doc": doc_id,
             "history": history.get(key, []),
@@ -241,7 +265,7 @@ def _flag_columns(row: Mapping[str, Any]) -> list[list[Any]]:
     category = row.get("dq_category")
     if not category:
         return []
-    return [[str(category), None, _number(row.get("dq_confidence")), None]]
+    return [[plain_label(str(category)), None, _number(row.get("dq_confidence")), None]]
 
 
 def _number(value: Any) -> float | None:

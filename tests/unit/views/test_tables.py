@@ -166,7 +166,7 @@ def test_each_row_names_its_turn_and_the_detail_data_is_script_safe() -> None:
     data = _detail(markup)
     first = data["turns"][html.unescape(keys[0])]
     assert first["raw"] == HOSTILE + "</script><script>x()</script>" and first["record_id"] == 'id "quoted" </script>'
-    assert first["reason"] == "wrong_value" and first["policies"] == [] and data["docs"] == {}
+    assert first["reason"] == "wrong value" and first["policies"] == [] and data["docs"] == {}
 
 
 def test_drilldown_tables_are_grids_with_the_same_columns_in_every_group() -> None:
@@ -334,3 +334,28 @@ def test_conversations_keep_their_columns_and_the_official_rule_is_convfinqas() 
     assert '<th scope="col">conversations</th>' in headers and '<th scope="col">turns</th>' in headers
     assert "official ConvFinQA rule" in tables.policy_comparison(run).markup
     assert "ConvFinQA, reformatted release" in tables.run_overview(run).markup
+
+
+def test_names_in_tables_headings_and_the_panel_read_as_words() -> None:
+    """Reasons, error types and flag categories (``wrong_value``, ``sign_inconsistency``) as words
+    in the cells, the drill-down headings and the panel's data, through slices.plain_label."""
+    turns = _turns(n=3).with_columns(
+        reason=pl.Series(["wrong_value", "no_answer", "wrong_value"]),
+        error_type=pl.Series(["carried_error", "wrong_value", "carried_error"]),
+    )
+    failed = tables.failed_turns(turns).markup
+    assert "<td>wrong value</td>" in failed and "<td>carried error</td>" in failed and "wrong_value" not in failed
+    drill = tables.drilldown(turns, "error_type").markup
+    assert "<b>carried error</b> (2 failed turns)" in drill and "carried_error" not in drill
+    assert {t["reason"] for t in _detail(failed)["turns"].values()} == {"wrong value", "no answer"}
+    flags = pl.DataFrame(
+        {
+            "record_id": ["r"],
+            "turn": [0],
+            "category": ["sign_inconsistency"],
+            "rule": ["x"],
+            "confidence": [0.5],
+            "evidence": ["e"],
+        }
+    )
+    assert "<td>sign inconsistency</td>" in tables.checks_table(flags).markup

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 import workbench
+from workbench.analysis.slices import plain_label
 from workbench.config import project_root
 from workbench.grading.normalize import parse_cell_number
 from workbench.grading.program import literal_numbers, parse_program
@@ -97,7 +98,7 @@ def test_the_panel_has_the_conversation_traces_policies_and_reason(run: Run, fai
     policies = {p[0]: p for p in third["policies"]}
     assert set(policies) == set(run.policy_grades["policy"].unique().to_list())
     assert all(p[1] is False for p in policies.values())
-    assert third["reason"] == str(failed.filter(pl.col("turn") == 3)["reason"][0]) and third["detail"]
+    assert third["reason"] == plain_label(str(failed.filter(pl.col("turn") == 3)["reason"][0])) and third["detail"]
 
 
 def test_flags_come_with_their_evidence(run: Run) -> None:
