@@ -54,7 +54,7 @@ def render(template: str, /, **context: Any) -> Markup:
     Examples
     --------
     >>> page = render("page.html.j2", title="<b>", script_hashes=[], css="", head_scripts=[], tail_scripts=[],
-    ...               opening="", content="", closing="")
+    ...               opening="", content="", closing="", terms=[])
     >>> "<title>&lt;b&gt;</title>" in page, "script-src 'none';" in page
     (True, True)
     """
