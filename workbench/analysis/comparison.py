@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from workbench.analysis import formats
 from workbench.analysis.metrics import COMPARED_METRICS
 from workbench.analysis.slices import long_slices, slice_accuracy
 from workbench.analysis.stats import paired_comparison, slice_intervals
@@ -86,7 +87,8 @@ def metric_long(turns: pl.DataFrame) -> pl.DataFrame:
     """The turns behind each compared metric (``COMPARED_METRICS`` of
     :mod:`workbench.analysis.metrics`), as a long frame (``slice`` = metric key, ``group`` =
     ``all``, ``correct`` = the metric's outcome). Program metrics only for systems that
-    give programs.
+    give programs; conversation-level metrics only when some record has several turns (with
+    single questions, GSM8K or MATH, they would repeat the turn-level figure).
 
     Examples
     --------
@@ -94,13 +96,18 @@ def metric_long(turns: pl.DataFrame) -> pl.DataFrame:
     ...                   "correct": [True, False], "program_correct": [None, None], "predicted_program": [None, None]})
     >>> metric_long(t).group_by("slice", maintain_order=True).len().rows()
     [('conversation_execution_accuracy', 1), ('turn_execution_accuracy', 2)]
+    >>> metric_long(t.head(1).with_columns(n_turns=pl.lit(1)))["slice"].to_list()
+    ['turn_execution_accuracy']
     """
+    single = bool(turns.height) and int(turns["n_turns"].max() or 0) <= 1  # type: ignore[arg-type]
     with_programs = turns.group_by("system").agg(pl.col("predicted_program").is_not_null().any().alias("_programs"))
     frame = turns.join(with_programs, on="system", how="left")
     last = pl.col("turn") == pl.col("n_turns") - 1
     parts = []
     for spec in COMPARED_METRICS:
         assert spec.outcome is not None, spec.key  # every compared metric has a turn outcome
+        if single and spec.aggregation == "conversation":
+            continue
         part = frame.filter(last) if spec.aggregation == "conversation" else frame
         if spec.requires == "programs":
             part = part.filter(pl.col("_programs"))
@@ -133,25 +140,18 @@ def metric_intervals(
     return in_order(table.rename({"slice": "metric"}).drop("group"), order)
 
 
-def _with_interval(accuracy: float | None, low: float | None, high: float | None) -> str | None:
-    if accuracy is None:
-        return None
-    if low is None or high is None:
-        return f"{accuracy:.1%}"
-    return f"{accuracy:.1%} [{low:.1%}, {high:.1%}]"
-
-
 def systems_table(intervals: pl.DataFrame) -> pl.DataFrame:
     """Systems by metrics, as in the seed report (conversation- and turn-level execution
-    and program accuracy), each cell ``83.1% [81.2%, 84.9%]``; ``intervals`` from
-    :func:`metric_intervals`.
+    and program accuracy), each cell ``83.1% [81.2%, 84.9%]``
+    (:func:`workbench.analysis.formats.interval`); ``intervals`` from :func:`metric_intervals`.
+    A metric no system has (programs, or conversations of single questions) has no column.
 
     Examples
     --------
-    >>> iv = pl.DataFrame({"system": ["s"], "metric": ["turn_execution_accuracy"], "accuracy": [0.5],
-    ...                    "low": [0.25], "high": [0.75]})
-    >>> systems_table(iv).row(0)
-    ('s', None, None, '50.0% [25.0%, 75.0%]', None)
+    >>> iv = pl.DataFrame({"system": ["s", "t"], "metric": ["turn_execution_accuracy"] * 2, "accuracy": [0.5, 0.25],
+    ...                    "low": [0.25, None], "high": [0.75, None]})
+    >>> systems_table(iv).rows()
+    [('s', '50.0% [25.0%, 75.0%]'), ('t', '25.0%')]
     """
     rows = []
     for system in dict.fromkeys(intervals["system"].to_list()):
@@ -159,9 +159,14 @@ def systems_table(intervals: pl.DataFrame) -> pl.DataFrame:
         row: dict[str, str | None] = {"system": system}
         for spec in COMPARED_METRICS:
             found = part.filter(pl.col("metric") == spec.key)
-            row[spec.label] = _with_interval(*found.select("accuracy", "low", "high").row(0)) if found.height else None
+            row[spec.label] = (
+                formats.interval(*found.select("accuracy", "low", "high").row(0)) if found.height else None
+            )
         rows.append(row)
-    return pl.DataFrame(rows, schema={"system": pl.String, **{spec.label: pl.String for spec in COMPARED_METRICS}})
+    shown = [spec.label for spec in COMPARED_METRICS if spec.key in set(intervals["metric"].to_list())]
+    return pl.DataFrame(
+        rows, schema={"system": pl.String, **{spec.label: pl.String for spec in COMPARED_METRICS}}
+    ).select("system", *shown)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

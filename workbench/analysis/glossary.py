@@ -111,6 +111,12 @@ GLOSSARY: tuple[Entry, ...] = (
         "good; below 0.05 is usually taken as a real difference.",
     ),
     Entry(
+        "Holm adjustment",
+        "A correction of the McNemar p-values when several pairs of systems are compared: among many comparisons "
+        "some look different by chance alone, so each p-value is raised (the smallest times the number of pairs, "
+        "the next times one fewer, and so on). Read the adjusted p-value when more than two systems are compared.",
+    ),
+    Entry(
         "BLEU and ROUGE",
         "Word overlap (0 to 100) between a model's whole written solution and the reference solution: they "
         "measure how alike the wording is, not whether the answer is right.",

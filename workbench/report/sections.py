@@ -394,3 +394,98 @@ def upstream_table(run: Run) -> tables.HtmlBlock | None:
     ).select(pl.col(c).cast(pl.String).alias(name) for c, name in columns.items())
     caption = f"{formats.count(frame.height)} verdicts differ from the upstream grader's"
     return tables.html_table(frame, caption=caption, sortable=True, keys=2)
+
+
+__all__ += ["COMPARE_SECTIONS", "item_word", "compare_title", "compare_heading"]
+
+#: The sections of the 04-compare-systems page, by key (as :data:`SECTIONS`; shown by :func:`compare_heading`).
+COMPARE_SECTIONS: Mapping[str, Section] = MappingProxyType(
+    {
+        "systems": Section(
+            "Systems side by side",
+            {
+                "convfinqa": "Each system's accuracy with its 95% interval, one row per system in the order given: "
+                "per conversation (its final turn's answer, and its program where the outputs carry programs), "
+                "then per turn.",
+                "": "Each system's share of {items} answered correctly, with its 95% interval, one row per system in "
+                "the order given. {benchmark} problems are single questions, so there are no conversation-level "
+                "figures.",
+            },
+        ),
+        "pairs": Section(
+            "Every pair of systems",
+            {
+                "": "Each pair is compared on the {items} both systems answered. The difference is the first "
+                "system's accuracy minus the second's, in points, with its 95% interval: an interval that does not "
+                "include 0 is a clear difference. Only the {items} exactly one of the two got right tell them apart; "
+                "the p-value (McNemar test) is how likely so uneven a split would be if the two were equally good. "
+                "With several pairs, some look different by chance alone, so each p-value is also adjusted for the "
+                "number of pairs (Holm adjustment): read the adjusted one. The matrix shows the same differences, "
+                "row minus column: blue where the row's system is better, red where it is worse."
+            },
+        ),
+        "one_pair": Section(
+            "One pair, group by group",
+            {
+                "": "One pair (by default the first two systems given; the report parameters `system_a` and "
+                "`system_b` choose another) compared within each group of {items}: the difference in points with "
+                "its 95% interval and its p-value (not adjusted). {Items} only one of the two answered are counted "
+                "as unpaired and left out."
+            },
+        ),
+        "by_turn": Section(
+            "Accuracy by turn index, every system",
+            {"": "One line per system: a line that falls with the turn index shows errors carried from earlier turns."},
+            needs=("conversations",),
+            why_not=_SINGLE,
+        ),
+        "by_operation": Section(
+            "Accuracy by operation, every system",
+            {"": "The operation is the last step of the gold program; a lookup reads a number from the document."},
+            needs=("programs",),
+            why_not=_NO_PROGRAMS,
+        ),
+        "by_format": Section(
+            "Accuracy by answer format, every system",
+            {"": "The {items} grouped by how the gold answer is written (a whole number, a decimal, a percent...)."},
+        ),
+        "failures": Section(
+            "Where the systems fail",
+            {
+                "convfinqa": "The wrong turns of all systems together, counted by error type and by the gold "
+                "program's operation (see the glossary); then each grading policy's accuracy side by side.",
+                "": "Each grading policy's accuracy side by side (see the glossary): a large gap between two policies "
+                "means answers that are right but written another way. {benchmark} gold answers come without "
+                "programs, so wrong {items} are not counted by operation.",
+            },
+        ),
+    }
+)
+
+
+def item_word(run: Run) -> str:
+    """What the run's pages count: ``"turn"`` (ConvFinQA, or any conversation) or ``"problem"``."""
+    return _words(run)["item"]
+
+
+def compare_title(run: Run) -> Markdown:
+    """The 04-compare-systems page's heading (it names the benchmark, :func:`title`) and what it shows."""
+    words = _words(run)
+    n = len(run.turns["system"].unique())
+    text = (
+        f"{formats.count(n)} systems graded on the same {words['benchmark']} {words['items']}, listed and paired in "
+        "the order they were given (file order, then the order within a file). Each pair is compared on the "
+        f"{words['items']} both systems answered: how many points apart their accuracies are, with a 95% interval, "
+        "and how likely a gap that size is by chance (the McNemar test and the Holm adjustment in the glossary)."
+    )
+    return Markdown(f"{title(run, '04-compare-systems').data.rstrip()}\n\n{text}")
+
+
+def compare_heading(run: Run, key: str) -> Markdown | None:
+    """A section of the 04-compare-systems page (:data:`COMPARE_SECTIONS`), as :func:`heading` shows one."""
+    section = COMPARE_SECTIONS[key]
+    words = {**_words(run), "Items": _words(run)["items"].capitalize()}
+    text = section.text.get(run.gold.benchmark, section.text.get("", ""))
+    if not _applies(run, section.needs):
+        text = section.why_not
+    return Markdown(f"## {section.title.format(**words)}\n\n{text.format(**words)}")

@@ -2,7 +2,8 @@
 
 ``pairs`` comes from :func:`workbench.analysis.comparison.all_pairs`: one row per pair of
 systems, in the order the systems were given. The table lists each pair's paired difference
-with its interval and McNemar p-values (raw and Holm-adjusted for the number of pairs); the
+with its interval and McNemar p-values (Holm-adjusted for the number of pairs, then raw) and
+the counts behind them (each system's own accuracy is in the systems table); the
 matrix shows the same differences as a heatmap, row system minus column system, so a reader
 finds any pair at the crossing of its two names. Numbers are written by
 :mod:`workbench.analysis.formats`; system names go through :func:`workbench.views.plots.plot_text`
@@ -51,9 +52,10 @@ def difference_text(difference: float | None, low: float | None, high: float | N
 
 
 def short_names(names: Sequence[str], width: int = AXIS_NAME_CHARS) -> list[str]:
-    """Names short enough for an axis: the beginning all of them share (up to a separator such as
-    ``-`` or ``@``) becomes ``…``, and a name still longer than ``width`` keeps its start and end
-    around a ``…``. The names as they are when shortening would make two of them equal.
+    """Names short enough for an axis: a name of at most ``width`` characters stays whole; a
+    longer one loses the beginning all the names share (up to a separator such as ``-`` or
+    ``@``: it becomes ``…``), and if still too long keeps its start and end around a ``…``. The
+    names as they are when shortening would make two of them equal.
 
     Examples
     --------
@@ -61,11 +63,13 @@ def short_names(names: Sequence[str], width: int = AXIS_NAME_CHARS) -> list[str]
     ['…04T06-35-00Z', '…04T12-48-44Z']
     >>> short_names(["tora-70b", "pot_fewshot_lines_1-12_1052-1056"])
     ['tora-70b', 'pot_fewshot_l…052-1056']
+    >>> short_names(["rho-math-7b", "rho-math-7b-interpreter"])
+    ['rho-math-7b', '…7b-interpreter']
     """
     names = list(names)
     shared = os.path.commonprefix(names) if len(names) > 1 else ""
     cut = max((shared.rfind(c) for c in _SEPARATORS), default=-1) + 1
-    shorter = [f"…{name[cut:]}" if cut and name[cut:] else name for name in names]
+    shorter = [f"…{name[cut:]}" if cut and name[cut:] and len(name) > width else name for name in names]
     keep = max(width - 9, 1)
     shorter = [n if len(n) <= width else f"{n[:keep]}…{n[-8:]}" for n in shorter]
     return shorter if len(set(shorter)) == len(names) else names
@@ -94,9 +98,10 @@ def _pairs_caption(pairs: pl.DataFrame) -> str:
     )
 
 
-def pairs_table(pairs: pl.DataFrame) -> HtmlBlock:
+def pairs_table(pairs: pl.DataFrame, item: str = "turn") -> HtmlBlock:
     """Every pair of systems (``pairs`` from :func:`workbench.analysis.comparison.all_pairs`), one
-    row each in the order given.
+    row each in the order given; ``item`` is what the counts count (``"turn"``, or
+    ``"problem"`` for single questions: :func:`workbench.report.sections.item_word`).
 
     Examples
     --------
@@ -106,28 +111,29 @@ def pairs_table(pairs: pl.DataFrame) -> HtmlBlock:
     >>> markup = pairs_table(pairs).markup
     >>> "+0.9 points [+0.2, +1.6]" in markup and "&lt;b&gt;" in markup and "0.011" in markup
     True
+    >>> ">paired problems</th>" in pairs_table(pairs, "problem").markup
+    True
     """
     if not pairs.height:
         return HtmlBlock(str(macro("tables.html.j2", "note", "No pair of systems to compare.")))
     shown = pairs.select(
         pl.col("system_a").alias("system A"),
         pl.col("system_b").alias("system B"),
-        pl.col("n_turns").alias("paired turns"),
-        pl.col("accuracy_a").map_elements(formats.percent, return_dtype=pl.String).alias("accuracy A"),
-        pl.col("accuracy_b").map_elements(formats.percent, return_dtype=pl.String).alias("accuracy B"),
         pl.struct("difference", "low", "high")
         .map_elements(lambda r: difference_text(r["difference"], r["low"], r["high"]), return_dtype=pl.String)
         .alias("A minus B [95% interval]"),
-        pl.col("a_only").alias("only A right"),
-        pl.col("b_only").alias("only B right"),
-        pl.col("mcnemar_p").map_elements(formats.p_value, return_dtype=pl.String).alias("McNemar p"),
         pl.col("p_holm").map_elements(formats.p_value, return_dtype=pl.String).alias("p, Holm-adjusted"),
-        pl.col("n_unpaired").alias("unpaired turns"),
+        pl.col("mcnemar_p").map_elements(formats.p_value, return_dtype=pl.String).alias("McNemar p"),
+        pl.format(
+            "{} / {}", *(pl.col(c).map_elements(formats.count, return_dtype=pl.String) for c in ("a_only", "b_only"))
+        ).alias("right: only A / only B"),
+        pl.col("n_turns").map_elements(formats.count, return_dtype=pl.String).alias(f"paired {item}s"),
+        pl.col("n_unpaired").map_elements(formats.count, return_dtype=pl.String).alias(f"unpaired {item}s"),
     )
     return html_table(shown, caption=_pairs_caption(pairs), css_class="wb-table wb-pairs")
 
 
-def _cell_hover(row: dict[str, Any], flip: bool) -> str:
+def _cell_hover(row: dict[str, Any], flip: bool, item: str = "turn") -> str:
     """The hover text of one cell of the matrix (the pair seen from its row system)."""
     first, second = (row["system_b"], row["system_a"]) if flip else (row["system_a"], row["system_b"])
     sign = -1.0 if flip else 1.0
@@ -140,19 +146,19 @@ def _cell_hover(row: dict[str, Any], flip: bool) -> str:
         [
             f"<b>{plot_text(first)}</b> minus <b>{plot_text(second)}</b>",
             difference_text(scaled(row["difference"]), scaled(low), scaled(high)),
-            f"{formats.count(row['n_turns'])} paired turns",
+            f"{formats.count(row['n_turns'])} paired {item}s",
             f"McNemar p {formats.p_value(row['mcnemar_p'])}, Holm-adjusted {formats.p_value(row['p_holm'])}",
         ]
     )
 
 
-def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "") -> go.Figure:
+def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "", item: str = "turn") -> go.Figure:
     """The paired differences of every pair as a matrix: the cell in row r and column c is
     r's turn execution accuracy minus c's on the turns both answered, in points, coloured from
     red (r worse) to blue (r better, at least :data:`MIN_COLOUR_REACH` points either way); the
     text gives the difference and the Holm-adjusted McNemar p. Rows and columns in the order
     given (``order``): rows by number and name, columns by number (:func:`matrix_labels`; the
-    hover names both systems whole).
+    hover names both systems whole and counts the paired items, ``item``, as :func:`pairs_table`).
 
     Examples
     --------
@@ -175,7 +181,7 @@ def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "") 
             z[r][c] = None if value is None else round((-value if flip else value) * 100, 6)
             shown = formats.points(None if value is None else (-value if flip else value)).removesuffix(" points")
             text[r][c] = f"{shown}<br>p {formats.p_value(row['p_holm'])}"
-            hover[r][c] = _cell_hover(row, flip)
+            hover[r][c] = _cell_hover(row, flip, item)
     reach = max([MIN_COLOUR_REACH, *(abs(v) for line in z for v in line if v is not None)])
     columns, rows = matrix_labels(systems)
     fig = go.Figure(

@@ -61,13 +61,18 @@ def test_the_bundled_convfinqa_runs_keep_their_figures(tmp_path: Path, capsys: p
     outputs = _outputs(tmp_path)
     (pair,) = _rows(_table(outputs, "wb-pairs"))
     assert pair[0].endswith("06-35-00Z") and pair[1].endswith("12-48-44Z")
-    assert re.fullmatch(r"1,?486", pair[2]), pair  # the shared turns
-    assert pair[5].startswith("+0.9 points [")  # +0.87 points: 13 of 1,486 turns
-    assert pair[6:10] == ["18", "5", "0.011", "0.011"]  # one pair: Holm leaves p as it is
-    assert pair[10] == "4"  # the conversation the second run lacks
+    assert pair[2].startswith("+0.9 points [")  # +0.87 points: 13 of 1,486 turns
+    assert pair[3:5] == ["0.011", "0.011"]  # one pair: Holm leaves p as it is
+    assert pair[5:] == ["18 / 5", "1,486", "4"]  # the turns only one got right, the shared turns, the 4 turns of
+    # the conversation the second run lacks
     systems = _rows(_table(outputs, "wb-headline"))
     assert [row[0] for row in systems] == [pair[0], pair[1]]
     assert systems[0][3].startswith("83.1% [")
+    # the page names its benchmark and says its words plainly (defined in the glossary)
+    (page,) = tmp_path.glob("run-*.html")
+    html = page.read_text(encoding="utf-8")
+    assert "<h1>ConvFinQA error report: systems compared</h1>" in html
+    assert "seed report" not in html and "Holm adjustment</dt>" in html and "McNemar test (p)</dt>" in html
     # accuracy by turn index: a line per system, in the order given
     by_turn = [f for f in _figures(tmp_path) if "turn index" in str(f["layout"]["title"]["text"]).lower()]
     names = [trace["name"] for trace in by_turn[0]["data"] if trace.get("name") in (pair[0], pair[1])]
@@ -96,3 +101,14 @@ def test_the_pair_per_slice_is_chosen_with_p(tmp_path: Path, capsys: pytest.Capt
     outputs = _outputs(tmp_path)
     assert "Paired comparison: 175b_verification minus 6b_finetuning" in _table(outputs, "wb-paired")
     assert len(_rows(_table(outputs, "wb-pairs"))) == 6  # every pair still
+    # a GSM8K page: named so, counted in problems, no conversation-level figure, a sentence for each chart it lacks
+    (page,) = tmp_path.glob("run-*.html")
+    html = page.read_text(encoding="utf-8")
+    assert "<h1>GSM8K error report: systems compared</h1>" in html and "ConvFinQA error report" not in html
+    headline = _table(outputs, "wb-headline")
+    assert "Turn execution acc." in headline and "Conversation" not in headline
+    assert ">paired problems</th>" in _table(outputs, "wb-pairs")
+    assert "GSM8K problems are single questions, so there is no turn index to follow." in html
+    assert "GSM8K gold answers come without programs, so there is no operation to group problems by." in html
+    titles = [str(f["layout"]["title"]["text"]).lower() for f in _figures(tmp_path)]
+    assert not [t for t in titles if "turn index" in t or "operation" in t], titles

@@ -176,6 +176,8 @@ def test_four_systems_of_one_file_give_six_pairs(four_openai: Run) -> None:
     assert named["slice"].to_list() == ["overall", "turn_index"]  # slices asked for are kept
     intervals = comparison.metric_intervals(four_openai.turns, order=order, n_boot=20)
     assert list(dict.fromkeys(intervals["system"].to_list())) == FOUR
+    # single questions: no conversation-level metric (it would repeat the turn-level one), no program column
+    assert comparison.systems_table(intervals).columns == ["system", "Turn execution acc."]
     by_turn = comparison.accuracy_by_slice(four_openai.turns, order, ["turn_index"], n_boot=20)
     assert list(dict.fromkeys(by_turn["system"].to_list())) == FOUR
 

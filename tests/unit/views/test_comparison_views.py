@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import polars as pl
@@ -38,6 +39,26 @@ def test_the_table_lists_every_pair_in_order_with_both_p_values(pairs: pl.DataFr
     first = pairs.row(0, named=True)
     shown = views.difference_text(first["difference"], first["low"], first["high"])
     assert shown.endswith("]") and f"<td>{shown}</td>" in rows[0]
+
+
+def test_the_table_fits_its_columns_and_counts_problems(pairs: pl.DataFrame) -> None:
+    """Eight columns (the p-values before the counts behind them), counted in problems for
+    single questions; the counts are the pair's own."""
+    markup = views.pairs_table(pairs, "problem").markup
+    header = re.findall(r"<th(?: [^>]*)?>(.*?)</th>", markup[: markup.index("<tbody>")])
+    assert header == [
+        "system A",
+        "system B",
+        "A minus B [95% interval]",
+        "p, Holm-adjusted",
+        "McNemar p",
+        "right: only A / only B",
+        "paired problems",
+        "unpaired problems",
+    ]
+    first = pairs.row(0, named=True)
+    assert f"<td>{first['a_only']} / {first['b_only']}</td><td>20</td><td>0</td>" in markup
+    assert ">paired turns</th>" in views.pairs_table(pairs).markup  # the default counts turns
 
 
 def test_the_matrix_is_row_minus_column(pairs: pl.DataFrame) -> None:
@@ -75,6 +96,8 @@ def test_long_names_are_shortened_on_the_axes_only() -> None:
     long = ["pot_fewshot_lines_1-12_1052-1056", "pot_zeroshot_first_20", "tora-70b_first_20"]
     shown = views.short_names(long)
     assert shown[1:] == long[1:] and len(shown[0]) <= views.AXIS_NAME_CHARS and shown[0].startswith("pot_fewshot")
+    # a name that fits stays whole beside one that is shortened
+    assert views.short_names(["rho-math-7b", "rho-math-7b-interpreter"]) == ["rho-math-7b", "…7b-interpreter"]
     # shortening that would make two names equal is not done
     twins = ["a" * 30 + "1" + "b" * 10, "a" * 30 + "2" + "b" * 10]
     assert views.short_names(twins) == twins
