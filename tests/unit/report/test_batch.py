@@ -23,7 +23,8 @@ def test_bundled_batch_lists_the_report_templates() -> None:
         "04-compare-systems",
     ]
     assert all((REPO / "notebooks" / f"{j.template}.ipynb").exists() for j in jobs)
-    assert all(j.out_dir is None for j in jobs) and all(j.parameters == {} for j in jobs[:3])
+    assert all(j.out_dir is None for j in jobs) and all(j.parameters == {} for j in jobs[:2])
+    assert jobs[2].parameters == {"systems": ["claude-sonnet-4-6 06-35", "claude-sonnet-4-6 12-48"]}
     # GSM8K (ToRA-70B) and MATH-500 (two Rho-Math runs, then both compared): the outputs carry their own gold
     assert jobs[3].parameters == {"dataset": "none", "predictions": ["data/predictions/gsm8k/tora/tora-70b.jsonl"]}
     math = [j.parameters for j in jobs[4:]]
