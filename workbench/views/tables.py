@@ -306,10 +306,8 @@ FAILED_COLUMNS = (
 
 
 def _dropped(failed: pl.DataFrame) -> frozenset[str]:
-    """The columns a failed-turns table leaves out for these turns: the turn when every turn is 0
-    (GSM8K, MATH: one question per record); the operation and the executed gold when there is no
-    gold program; any other column but the system and record id with nothing in it (the raw
-    output, the predicted program of outputs without programs)."""
+    """The columns a failed-turns table leaves out: the turn when every turn is 0 (GSM8K, MATH); the
+    operation and executed gold without gold programs; any other empty column (raw output, program)."""
     dropped = set()
     if "raw_output" not in failed.columns or failed["raw_output"].null_count() == failed.height:
         dropped.add("raw_output")
@@ -334,8 +332,7 @@ WORD_COLUMNS = frozenset({"reason", "error_type", "dq_category", "category", "gr
 
 
 def _failed_columns(turns: pl.DataFrame, *, dropped: frozenset[str]) -> pl.DataFrame:
-    """The columns a reader needs to judge a failed turn, in reading order (:data:`FAILED_COLUMNS`),
-    but ``dropped``; names in words (:data:`WORD_COLUMNS`)."""
+    """A failed turn's columns in reading order (:data:`FAILED_COLUMNS`) but ``dropped``, names in words."""
     wanted = [c for c in FAILED_COLUMNS if c in turns.columns and c not in dropped]
     shown = turns.select(pl.col(c).cast(pl.String) if c != "turn" else pl.col(c) for c in wanted)
     return in_words(shown, WORD_COLUMNS)
@@ -398,13 +395,19 @@ def failed_turns(run_or_turns: Run | pl.DataFrame, *, limit: int | None = None, 
     """
     source, failed = _failed(run_or_turns)
     shown = failed if limit is None else failed.head(limit)
+    dropped = _dropped(failed)
     return _failed_table(
         failed,
-        caption=f"Failed turns ({formats.count(failed.height)})",
+        caption=f"Failed {_items(dropped)} ({formats.count(failed.height)})",
         limit=limit,
         details=detail_script(run_or_turns, shown) if details else "",
-        dropped=_dropped(failed),
+        dropped=dropped,
     )
+
+
+def _items(dropped: frozenset[str]) -> str:
+    """What a failed-turns table lists: ``problems`` when it has no turn column (single questions)."""
+    return "problems" if "turn" in dropped else "turns"
 
 
 def _too_small_note(part: pl.DataFrame) -> pl.Expr:
@@ -416,8 +419,7 @@ def _too_small_note(part: pl.DataFrame) -> pl.Expr:
 
 
 def _single_questions(table: pl.DataFrame) -> bool:
-    """Whether a slice table (all its slices) is of single questions: every group has as many
-    conversations as turns, and the turn index, if there, has only turn 0."""
+    """Whether a slice table is of single questions: as many conversations as turns in every group, turn 0 only."""
     if not {"n_turns", "n_conversations"} <= set(table.columns) or not table.height:
         return False
     turns = table.filter(pl.col("slice") == "turn_index")["group"].cast(pl.String).unique().to_list()
@@ -561,9 +563,10 @@ def drilldown(
         table = _failed_table(rows, caption="", limit=limit, details="", dropped=dropped)
         sections.append((plain_label(str(group)), formats.count(counts[group]), table))
     data = detail_script(run_or_turns, pl.concat(shown)) if shown and details else ""
+    items = _items(dropped)
     if only is not None and not sections:
-        note = f"The grading policies agree on every failed turn: none to list by {spec.title.lower()}."
-    return HtmlBlock(str(macro("tables.html.j2", "drilldown", spec.title, sections, note, data)))
+        note = f"The grading policies agree on every failed {items[:-1]}: none to list by {spec.title.lower()}."
+    return HtmlBlock(str(macro("tables.html.j2", "drilldown", spec.title, sections, note, data, items)))
 
 
 def systems_table(intervals: pl.DataFrame) -> HtmlBlock:

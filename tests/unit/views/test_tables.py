@@ -313,7 +313,11 @@ def test_single_question_pages_speak_of_problems_in_plain_words() -> None:
     by_slice = slices.slice_accuracy(run.turns, n_boot=20, seed=0)
     headers = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', tables.slice_table(by_slice).markup)
     assert "problems" in headers and "conversations" not in headers and "turns" not in headers
-    failed = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', tables.failed_turns(run).markup)
+    table = tables.failed_turns(run).markup
+    assert f"<caption>Failed problems ({run.turns.filter(~pl.col('correct')).height})</caption>" in table
+    assert "failed turns" not in tables.drilldown(run, "error_type").markup
+    assert re.search(r"<b>wrong value</b> \(\d+ failed problems\)", tables.drilldown(run, "error_type").markup)
+    failed = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', table)
     assert failed[:2] == ["system", "record id"]
     assert not {"turn", "operation", "gold (executed)", "predicted program"} & set(failed)
     note = tables.policy_comparison(run).markup
