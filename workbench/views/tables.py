@@ -245,10 +245,16 @@ def headline(summary: dict[str, dict[str, Any]], metrics: Sequence[MetricSpec] =
 _ELSEWHERE = {"official": "equal after rounding both to 5 decimals"}
 
 
+def _policy_cell(metrics: Mapping[str, Any], name: str) -> str | None:
+    figures = metrics.get("policies", {}).get(name)
+    if figures is None:
+        return None
+    return f"{formats.percent(figures['accuracy'])} ({formats.count(figures['n_correct'])}/{formats.count(metrics['n_turns'])})"
+
+
 def policy_comparison(source: Run | dict[str, dict[str, Any]]) -> HtmlBlock:
-    """Accuracy of each system under every grading policy, side by side, with a note describing
-    the policies graded (only those; on a benchmark other than ConvFinQA without calling any
-    rule ConvFinQA's official one).
+    """Accuracy of each system (a column) under each grading policy graded (a row), and a note
+    describing those policies (none called ConvFinQA's official rule on another benchmark).
 
     Parameters
     ----------
@@ -264,23 +270,14 @@ def policy_comparison(source: Run | dict[str, dict[str, Any]]) -> HtmlBlock:
     """
     summary = source if isinstance(source, dict) else source.summary
     benchmark = "convfinqa" if isinstance(source, dict) else source.gold.benchmark
-    rows = []
-    for system, metrics in summary.items():
-        row: dict[str, Any] = {"system": system}
-        for name, figures in metrics.get("policies", {}).items():
-            row[name] = (
-                f"{formats.percent(figures['accuracy'])} "
-                f"({formats.count(figures['n_correct'])}/{formats.count(metrics['n_turns'])})"
-            )
-        rows.append(row)
     graded = dict.fromkeys(name for metrics in summary.values() for name in metrics.get("policies", {}))
-    notes = "; ".join(
-        f"{name}: {_ELSEWHERE.get(name, POLICIES[name].description) if benchmark != 'convfinqa' else POLICIES[name].description}"
-        for name in graded
-        if name in POLICIES
+    frame = pl.DataFrame(  # a row per policy, a column per system: narrow enough for a phone
+        [{"policy": name} | {str(s): _policy_cell(m, name) for s, m in summary.items()} for name in graded],
+        infer_schema_length=None,
     )
-    frame = pl.DataFrame(rows, infer_schema_length=None)
-    table = html_table(frame, caption="Turn accuracy by grading policy", css_class="wb-table wb-policies", keys=1)
+    elsewhere = _ELSEWHERE if benchmark != "convfinqa" else {}
+    notes = "; ".join(f"{n}: {elsewhere.get(n, POLICIES[n].description)}" for n in graded if n in POLICIES)
+    table = html_table(frame, caption="Accuracy by grading policy", css_class="wb-table wb-policies", keys=1)
     note = str(macro("tables.html.j2", "note", f"The policies: {notes}.")) if notes else ""
     return HtmlBlock(table.markup + note)
 

@@ -321,6 +321,9 @@ def test_single_question_pages_speak_of_problems_in_plain_words() -> None:
     assert failed[:2] == ["system", "record id"]
     assert not {"turn", "operation", "gold (executed)", "predicted program"} & set(failed)
     note = tables.policy_comparison(run).markup
+    assert re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', note) == ["policy", *run.summary], "a column per system"
+    policies = list(next(iter(run.summary.values()))["policies"])
+    assert re.findall(r'<tr[^>]*>\s*<td class="wb-key">([^<]*)</td>', note) == policies, "a row per policy"
     assert "ConvFinQA" not in note and "official: equal after rounding both to 5 decimals" in note
     graded = list(next(iter(run.summary.values()))["policies"])
     assert note.count("; ") == len(graded) - 1, "only the policies graded are described"
