@@ -27,7 +27,7 @@ from workbench.views.tables import HtmlBlock, html_table
 __all__ = ["difference_text", "short_names", "matrix_labels", "pairs_table", "pairs_matrix"]
 
 #: A system name longer than this is shortened on the matrix's axes (the hover has it whole).
-AXIS_NAME_CHARS = 22
+AXIS_NAME_CHARS = 24
 #: The colour scale of the matrix reaches at least this many points either way, so that a
 #: difference of a point or two is drawn pale, not as the darkest colour.
 MIN_COLOUR_REACH = 5.0
@@ -62,8 +62,8 @@ def short_names(names: Sequence[str], width: int = AXIS_NAME_CHARS) -> list[str]
     >>> short_names(["zarifaziz-claude-sonnet-4-6@2026-05-04T06-35-00Z", "zarifaziz-claude-sonnet-4-6@2026-05-04T12-48-44Z"])
     ['…04T06-35-00Z', '…04T12-48-44Z']
     >>> short_names(["tora-70b", "pot_fewshot_lines_1-12_1052-1056"])
-    ['tora-70b', 'pot_fewshot_l…052-1056']
-    >>> short_names(["rho-math-7b", "rho-math-7b-interpreter"])
+    ['tora-70b', 'pot_fewshot_lin…052-1056']
+    >>> short_names(["rho-math-7b", "rho-math-7b-interpreter"], width=20)
     ['rho-math-7b', '…7b-interpreter']
     """
     names = list(names)

@@ -97,7 +97,9 @@ def test_long_names_are_shortened_on_the_axes_only() -> None:
     shown = views.short_names(long)
     assert shown[1:] == long[1:] and len(shown[0]) <= views.AXIS_NAME_CHARS and shown[0].startswith("pot_fewshot")
     # a name that fits stays whole beside one that is shortened
-    assert views.short_names(["rho-math-7b", "rho-math-7b-interpreter"]) == ["rho-math-7b", "…7b-interpreter"]
+    assert views.short_names(["rho-math-7b", "rho-math-7b-interpreter"], width=20) == ["rho-math-7b", "…7b-interpreter"]
+    bundled = ["claude-sonnet-4-6 06-35", "claude-sonnet-4-6 12-48"]  # the names bundled.yaml gives
+    assert views.short_names(bundled) == bundled
     # shortening that would make two names equal is not done
     twins = ["a" * 30 + "1" + "b" * 10, "a" * 30 + "2" + "b" * 10]
     assert views.short_names(twins) == twins
