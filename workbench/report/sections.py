@@ -447,7 +447,9 @@ COMPARE_SECTIONS: Mapping[str, Section] = MappingProxyType(
         ),
         "by_format": Section(
             "Accuracy by answer format, every system",
-            {"": "The {items} grouped by how the gold answer is written (a whole number, a decimal, a percent...)."},
+            {
+                "": "The {items} grouped by the kind of answer the gold is: a plain number, a ratio, a percent, or yes/no."
+            },
         ),
         "failures": Section(
             "Where the systems fail",
