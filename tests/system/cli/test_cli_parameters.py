@@ -3,7 +3,6 @@ and checked like the other options; `workbench report --help` lists the template
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from workbench import cli
 from workbench.report.batch import load_batch
 from workbench.report.runner import ReportResult
+from workbench.report.sections import report_title
 
 REPO = Path(__file__).resolve().parents[3]
 TEMPLATES = sorted((REPO / "notebooks").glob("*.ipynb"))
@@ -109,7 +109,30 @@ def test_help_lists_every_template_with_one_line(capsys: pytest.CaptureFixture[s
         name, description = line.split(maxsplit=1)  # a description after each name, never the fallback
         assert description and "a notebook template" not in description, line
     assert "-p NAME=VALUE" in text
+    # 04's page title comes from report.sections (it names the benchmark): help gives its subtitle
     compare = next(line for line in listing if line.split()[0] == "04-compare-systems")
-    heading = json.loads((REPO / "notebooks/04-compare-systems.ipynb").read_text(encoding="utf-8"))["cells"][0]
-    assert "".join(heading["source"]).splitlines()[0].removeprefix("# ") in compare
+    subtitle = report_title("", "04-compare-systems").partition(": ")[2]
+    assert compare.split(maxsplit=1)[1].lower() == subtitle == "systems compared"
     assert "interactive" in next(line for line in listing if line.split()[0] == "03-triage")
+
+
+def test_the_readme_example_is_accepted_as_written(runs: list[dict[str, Any]], tmp_path: Path) -> None:
+    """The README's `-p` example (three GSM8K files, the pair and n_boot set) passes every check and
+    reaches the template with its values typed; its files exist."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index(".venv/bin/workbench report --template 04-compare-systems")
+    command = readme[start : readme.index("\n```", start)].replace("\\\n", " ")
+    argv = command.split()[1:]
+    assert argv[0] == "report" and argv.count("-p") == 3
+    argv[argv.index("--out") + 1] = str(tmp_path / "out")  # not the project's reports/
+    assert cli.main(argv) == 0
+    ((run,),) = [runs]
+    parameters = run["parameters"]
+    assert run["template"] == "04-compare-systems"
+    assert (parameters["system_a"], parameters["system_b"], parameters["n_boot"]) == (
+        "pot-fewshot",
+        "pot-zeroshot",
+        2000,
+    )
+    files = [argv[i + 1] for i, arg in enumerate(argv) if arg in ("--predictions", "--dataset")]
+    assert len(files) == 4 and all((REPO / f).is_file() for f in files)
