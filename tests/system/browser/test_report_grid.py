@@ -218,3 +218,39 @@ def test_the_panel_of_a_hostile_turn_shows_its_markup_as_text(browser: Any, tmp_
         assert page.evaluate("typeof window.__pwned") == "undefined"
     finally:
         visit.close()
+
+
+def test_a_drilldown_row_opens_its_panel_from_the_data_the_page_holds_once(
+    browser: Any, overview: tuple[ReportResult, Run], tmp_path: Path
+) -> None:
+    """The error-slices page's three drill-downs of one run: the detail data is in the page once
+    (the first drill-down's block), and a row of the last drill-down (inside its collapsible
+    section) opens its turn's panel with the document, read from that block."""
+    run = overview[1]
+    cells = []
+    for name in ("error_type", "operation", "dq_category"):
+        cell = nbformat.v4.new_code_cell(f"tables.drilldown(run, {name!r})")
+        markup = tables.drilldown(run, name).markup
+        cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": markup})]
+        cells.append(cell)
+    page_file = tmp_path / "drill.html"
+    page_file.write_text(render_html(nbformat.v4.new_notebook(cells=cells), title="drill"), encoding="utf-8")
+    text = page_file.read_text(encoding="utf-8")
+    assert text.count('<script type="application/json" class="wb-turn-data">{') == 1, "one data block"
+    visit = Offline(browser, page_file)
+    try:
+        page = visit.page
+        section = page.locator("details.wb-drill").last
+        section.locator("> summary").click()
+        row = section.locator("tbody tr:visible").first
+        record = row.locator("td").nth(1).inner_text()
+        row.locator("td").nth(1).click()
+        dialog = page.locator("dialog.wb-detail[open]")
+        assert dialog.count() == 1 and dialog.locator(".wb-detail-title").inner_text().startswith(record)
+        document = run.gold.documents.filter(pl.col("doc_id") == record).row(0, named=True)
+        assert document["pre_text"][:60] in dialog.locator(".wb-doc").inner_text()
+        page.keyboard.press("Escape")
+        row.locator("td.wb-long summary").first.click()  # a long cell still opens in place
+        assert page.locator("dialog.wb-detail[open]").count() == 0
+    finally:
+        visit.close()

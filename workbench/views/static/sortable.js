@@ -150,7 +150,9 @@
       row.classList.add('wb-openable');
       row.title = 'Open this turn';
       row.addEventListener('click', function (event) {
-        if (event.target.closest('summary, details, a, button, input, select')) { return; }
+        /* a control of the row's own cells (a long cell's details), not the drill-down around the table */
+        var control = event.target.closest('summary, details, a, button, input, select');
+        if (control && row.contains(control)) { return; }
         openTurn(row, function () { return state.shown.map(function (i) { return rows[i]; }); });
       });
       row.addEventListener('keydown', function (event) {
