@@ -682,7 +682,7 @@ def run_overview(run: Run) -> HtmlBlock:
     markup = macro(
         "tables.html.j2",
         "run_overview",
-        _shown(run.gold.path),
+        None if run.gold.layout == "carried-in-predictions" else _shown(run.gold.path),  # the system's file
         LAYOUT_WORDS.get(run.gold.layout, run.gold.layout),
         None
         if run.gold.turns["record_id"].n_unique() == run.gold.turns.height

@@ -309,7 +309,8 @@ def test_single_question_pages_speak_of_problems_in_plain_words() -> None:
     executed-gold or program column; the layout and the policies in plain words."""
     run = _tora()
     overview = tables.run_overview(run).markup
-    assert "gold answers carried in the predictions file" in overview and "carried-in-predictions" not in overview
+    assert "Dataset: gold answers carried in the predictions file (20 problems)" in overview
+    assert "carried-in-predictions" not in overview and overview.count("tora-70b_first_20.jsonl") == 1
     by_slice = slices.slice_accuracy(run.turns, n_boot=20, seed=0)
     headers = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', tables.slice_table(by_slice).markup)
     assert "problems" in headers and "conversations" not in headers and "turns" not in headers
