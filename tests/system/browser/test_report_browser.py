@@ -257,7 +257,7 @@ def test_error_slices_report_is_inert_offline_and_its_tables_work(
 
         checks = page.locator("table.wb-checks")
         _assert_sorts(checks, visit, "confidence", float)
-        page.get_by_role("searchbox", name="Search Data-quality flags (2)").fill("UNIT_inconsistency")
+        page.get_by_role("searchbox", name="Search Data-quality flags (2)").fill("UNIT inconsistency")
         assert checks.locator("tbody tr:visible").count() == 1
         _assert_not_pwned(visit)
         visit.assert_clean(result.html.as_uri())
