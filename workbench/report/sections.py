@@ -110,6 +110,8 @@ class Section:
 
 
 _SINGLE = "{benchmark} problems are single questions, so there is no turn index to follow."
+#: What the "operation" of a turn is (the overview and the comparison say it the same way).
+_OPERATION = "The operation is the last step of the gold program; a lookup reads a number from the document."
 _NO_PROGRAMS = "{benchmark} gold answers come without programs, so there is no operation to group {items} by."
 
 #: Every section the templates show, by key.
@@ -151,7 +153,7 @@ SECTIONS: Mapping[str, Section] = MappingProxyType(
         ),
         "by_operation": Section(
             "Accuracy by operation",
-            {"": "The operation is the last step of the gold program; a lookup reads a number from the document."},
+            {"": _OPERATION},
             needs=("programs",),
             why_not=_NO_PROGRAMS,
         ),
@@ -441,7 +443,7 @@ COMPARE_SECTIONS: Mapping[str, Section] = MappingProxyType(
         ),
         "by_operation": Section(
             "Accuracy by operation, every system",
-            {"": "The operation is the last step of the gold program; a lookup reads a number from the document."},
+            {"": _OPERATION},
             needs=("programs",),
             why_not=_NO_PROGRAMS,
         ),
