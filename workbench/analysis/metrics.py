@@ -69,6 +69,9 @@ class MetricSpec:
         How a value is shown (``percent``, ``integer``, ``decimal``).
     qualifier
         Said after the label in the headline table, when the label alone is ambiguous.
+    single_label
+        Its name when every item is a single question (GSM8K, MATH: a problem, not a turn);
+        empty when the label already fits.
     requires
         Reported only for systems whose turns carry it: ``programs`` (a predicted program in
         some turn) or ``upstream`` (the upstream grader's verdict in some turn).
@@ -94,6 +97,7 @@ class MetricSpec:
     aggregation: Aggregation
     format: Format
     qualifier: str = ""
+    single_label: str = ""
     requires: Requirement | None = None
     value: Callable[[pl.DataFrame, pl.DataFrame, pl.DataFrame], Any] = field(compare=False, repr=False)
     outcome: pl.Expr | None = field(default=None, compare=False, repr=False)
@@ -123,6 +127,7 @@ def turn_program_accuracy() -> pl.Expr:
 N_TURNS = MetricSpec(
     key="n_turns",
     label="Turns",
+    single_label="Problems",
     definition="Number of gold turns graded.",
     aggregation="count",
     format="integer",
@@ -139,6 +144,7 @@ N_CONVERSATIONS = MetricSpec(
 N_PREDICTIONS = MetricSpec(
     key="n_predictions",
     label="Turns with a prediction",
+    single_label="Problems with a prediction",
     definition="Number of turns the system gave a prediction for.",
     aggregation="count",
     format="integer",
@@ -147,6 +153,7 @@ N_PREDICTIONS = MetricSpec(
 N_MISSING = MetricSpec(
     key="n_missing",
     label="Turns without prediction",
+    single_label="Problems without prediction",
     definition="Number of turns the system gave no prediction for (graded wrong).",
     aggregation="count",
     format="integer",
@@ -163,6 +170,7 @@ N_UNMATCHED = MetricSpec(
 N_TURNS_CORRECT = MetricSpec(
     key="n_turns_correct",
     label="Turns correct",
+    single_label="Problems correct",
     definition="Number of turns whose answer is correct.",
     aggregation="count",
     format="integer",
@@ -171,6 +179,7 @@ N_TURNS_CORRECT = MetricSpec(
 TURN_EXECUTION_ACCURACY = MetricSpec(
     key="turn_execution_accuracy",
     label="Turn execution acc.",
+    single_label="Accuracy",
     definition="Share of turns whose answer is correct.",
     aggregation="turn",
     format="percent",
@@ -236,6 +245,7 @@ PROGRAM_STEP_CREDIT = MetricSpec(
 N_UPSTREAM_CORRECT = MetricSpec(
     key="n_upstream_correct",
     label="Turns correct upstream",
+    single_label="Problems correct upstream",
     definition="Number of turns the upstream grader (the prediction file's own verdict) counts correct.",
     aggregation="count",
     format="integer",

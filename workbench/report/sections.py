@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -333,10 +333,11 @@ def relevant(run: Run, by_slice: pl.DataFrame) -> pl.DataFrame:
 def headline_metrics(run: Run) -> tuple[MetricSpec, ...]:
     """The headline table's metrics for the run: those some system has (no program accuracy
     without programs), without the conversation-level ones when every item is a single
-    question (they would repeat the turn-level figure)."""
+    question (they would repeat the turn-level figure), named for problems rather than turns
+    there ("Accuracy", "Problems")."""
     single = not (_multi_turn(run) or run.gold.benchmark == "convfinqa")
     return tuple(
-        spec
+        replace(spec, label=spec.single_label) if single and spec.single_label else spec
         for spec in HEADLINE_METRICS
         if any(spec.key in values for values in run.summary.values())
         and not (single and (spec.aggregation == "conversation" or spec.key == "n_conversations"))
