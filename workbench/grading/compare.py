@@ -30,7 +30,13 @@ from typing import Literal
 from workbench.grading import patterns
 from workbench.grading.cues import SCALE_WORDS, CueOf, UnitCue, percent_cue, scale_cue
 from workbench.grading.memo import memoize
-from workbench.grading.normalize import ParsedNumber, is_no_answer, normalize_answer, parse_number
+from workbench.grading.normalize import (
+    ParsedNumber,
+    is_no_answer,
+    normalize_answer,
+    parse_decimal_comma,
+    parse_number,
+)
 from workbench.grading.status import GradeStatus, MatchReason
 from workbench.grading.symbolic import collection_size, latex_equivalent, latex_number, strip_number_decorations
 
@@ -376,6 +382,8 @@ def _answers_match(
     gold_number = None if policy.latex_gold and patterns.NUMBER_TIMES_VARIABLE.match(gold) else read_number(gold)
     if gold_number is not None:
         pred_number = read_number(pred)
+        if pred_number is None:  # "12,75" against one number: a decimal comma, not a list of two
+            pred_number = parse_decimal_comma(pred, bare=True)
         if pred_number is not None:
             return _compare_numbers(pred_number, gold_number, policy, CueOf(question, unit, policy.use_cues))
         if policy.symbolic and patterns.MATH_MARKUP.search(pred):

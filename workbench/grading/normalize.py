@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from workbench.grading import patterns
 from workbench.grading.memo import memoize
 
-__all__ = ["ParsedNumber", "normalize_answer", "parse_number", "parse_cell_number", "is_no_answer"]
+__all__ = [
+    "ParsedNumber", "normalize_answer", "parse_number", "parse_decimal_comma", "parse_cell_number", "is_no_answer"
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +115,8 @@ def parse_number(text: str) -> ParsedNumber | None:
     ``£``, ``¥``, ``USD``, ``EUR 12``), percent signs (``%``, ``percent``, ``pct``), unicode minus,
     accounting negatives in parentheses (``(245)``, ``$(245)``, ``($ 245)``, ``(245) thousand``),
     scale words (``48.7 million``; ``k``, ``m``, ``mm``, ``bn``, ``b`` beside a currency or in
-    capitals: ``$48.7m``, ``48.7M``) and an ``approx.``/``~`` prefix.
+    capitals: ``$48.7m``, ``48.7M``), an ``approx.``/``~`` prefix, and a decimal comma where it is
+    unambiguous (``12,75 €``, ``1.234,56``: see :func:`parse_decimal_comma`).
 
     Examples
     --------
@@ -156,7 +159,7 @@ def _parse_amount(text: str, norm: str) -> ParsedNumber | None:
     body = patterns.APPROX_PREFIX.sub("", norm, count=1)
     match = patterns.FINANCE_AMOUNT.match(body)
     if match is None:
-        return None
+        return _decimal_comma(body, norm, bare=False)
     opens = (match.group("open") is not None) + (match.group("open2") is not None)
     closes = (match.group("close") is not None) + (match.group("close2") is not None)
     if opens != closes or opens > 1:
@@ -185,6 +188,48 @@ def _parse_amount(text: str, norm: str) -> ParsedNumber | None:
     return ParsedNumber(
         value=value, is_percent=pct, decimals=_decimals(literal), text=norm, scale=exponent, scale_word=word
     )
+
+
+def parse_decimal_comma(text: str, *, bare: bool = False) -> ParsedNumber | None:
+    """Read a single number written with a decimal comma; ``None`` when the text is not one.
+
+    The comma is a decimal comma only where that is unambiguous: followed by 1, 2 or 4+ digits
+    (``12,75``; ``1,234`` is a thousands separator), or after dot groups of three (``1.234,56``).
+    Without ``bare``, it must also come with a currency (``12,75 €``, ``€12,75``, ``EUR 12,75``), a
+    percent sign or dot groups, as :func:`parse_number` reads it; with ``bare``, a lone ``12,75``
+    also reads 12.75 (the comparison asks for that only when the gold is one number: ``1,2`` stays
+    a list beside a MATH list answer).
+
+    Examples
+    --------
+    >>> parse_decimal_comma("12,75 \u20ac").value, parse_decimal_comma("1.234,56").value
+    (12.75, 1234.56)
+    >>> parse_decimal_comma("12,75") is None, parse_decimal_comma("12,75", bare=True).value
+    (True, 12.75)
+    >>> parse_decimal_comma("1,234", bare=True) is None, parse_decimal_comma("(1,2)", bare=True) is None
+    (True, True)
+    """
+    norm = normalize_answer(text)
+    return _decimal_comma(patterns.APPROX_PREFIX.sub("", norm, count=1), norm, bare=bare)
+
+
+def _decimal_comma(body: str, norm: str, *, bare: bool) -> ParsedNumber | None:
+    match = patterns.DECIMAL_COMMA_AMOUNT.match(body)
+    if match is None:
+        return None
+    literal = match.group("num")
+    pct = match.group("pct") is not None
+    currency = match.group("cur") is not None or match.group("cur2") is not None
+    if not (bare or currency or pct or "." in literal):
+        return None  # "1,2" alone may be a list of two numbers
+    whole, fraction = literal.replace(".", "").split(",")
+    value = float(f"{whole}.{fraction}")
+    if not math.isfinite(value):
+        return None
+    signs = (match.group("sign") or "") + (match.group("sign2") or "")
+    if signs.count("-") % 2 == 1:
+        value = -value
+    return ParsedNumber(value=value, is_percent=pct, decimals=len(fraction), text=norm)
 
 
 def parse_cell_number(text: str) -> float | None:

@@ -43,6 +43,8 @@ __all__ = [
     "SCALE_WORD",
     "APPROX_PREFIX",
     "FINANCE_AMOUNT",
+    "DECIMAL_COMMA_LITERAL",
+    "DECIMAL_COMMA_AMOUNT",
     "TRAILING_PERCENT",
     "SCALE_CUE",
     "BRACE_TOKEN",
@@ -216,6 +218,19 @@ FINANCE_AMOUNT = re.compile(
     rf"^(?P<sign>[-+])?\s*(?P<open>\()?\s*(?P<cur>{CURRENCY})?\s*(?P<sign2>[-+])?\s*(?P<open2>\()?\s*"
     rf"(?P<sign3>[-+])?\s*(?P<num>{NUMBER_LITERAL})\s*(?P<close>\))?\s*(?P<scale>{SCALE_WORD})?\.?\s*"
     rf"(?P<close2>\))?\s*(?P<cur2>{CURRENCY})?\s*(?P<pct>%|percent|pct)?$"
+)
+
+#: A number written with a decimal comma (issue 19): ``12,75``, ``3,1415``, ``1.234,56``,
+#: ``4.294.967.295,000``. Without dot groups the comma must be followed by 1, 2 or 4+ digits
+#: (``1,234`` stays a thousands separator); after dot groups of three, by any number of digits.
+DECIMAL_COMMA_LITERAL = r"(?:[1-9]\d{0,2}(?:\.\d{3})+,\d+|\d+,(?:\d{1,2}|\d{4,}))"
+
+#: An amount with a decimal comma, on normalised text: sign, currency before or after (``12,75 €``,
+#: ``€12,75``, ``eur 12,75``), ``%``. Whether the comma may be read as a decimal comma without a
+#: currency, percent or dot groups is decided by :func:`workbench.grading.normalize.parse_decimal_comma`.
+DECIMAL_COMMA_AMOUNT = re.compile(
+    rf"^(?P<sign>[-+])?\s*(?P<cur>{CURRENCY})?\s*(?P<sign2>[-+])?\s*(?P<num>{DECIMAL_COMMA_LITERAL})"
+    rf"\s*(?P<cur2>{CURRENCY})?\s*(?P<pct>%|percent|pct)?$"
 )
 
 #: A percent sign after a fraction or LaTeX number (``\frac{3}{4}%`` once ``\%`` is unescaped,
