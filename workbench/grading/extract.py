@@ -291,6 +291,9 @@ def _strict(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRul
     return None
 
 
+#: Words that join several answers ("x = 1 and x = 4", "2, 4 or 6").
+_CONNECTIVES = frozenset({"and", "or"})
+
 #: Longest output read whole as its own answer by flexible extraction (``\\frac{7}{3}``, ``2 3/8``).
 _MAX_BARE_ANSWER_CHARS = 200
 
@@ -311,7 +314,9 @@ def _bare_answer(text: str) -> tuple[str, tuple[int, int], ExtractionRule] | Non
         return None
     spaced = patterns.SPACED_THOUSANDS.match(body) or patterns.MIXED_NUMBER.match(body)
     # digits and operators alone ("9 * 2 = 18") are working, whose last number is the answer
-    shaped = spaced or any(char.isalpha() or char in "\\{}()[]," or not char.isascii() for char in body)
+    # "and"/"or" between plain numbers ("9 and 0") shape nothing: that is the end of a sentence
+    bare = " ".join(token for token in body.split() if token.casefold() not in _CONNECTIVES)
+    shaped = spaced or any(char.isalpha() or char in "\\{}()[]," or not char.isascii() for char in bare)
     if not shaped or (patterns.DIGITS_APART.search(body) and not spaced):
         return None
     tokens = body.casefold().split()

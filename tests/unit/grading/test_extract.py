@@ -438,3 +438,20 @@ def test_the_minerva_sign_off_goes_even_glued() -> None:
     # data README: 14 upstream preds end "Ihopeitiscorrect" ("Evelyn.Ihopeitiscorrect", the pred of cot idx 4)
     assert clean_answer_text("Evelyn.Ihopeitiscorrect") == "Evelyn"
     assert clean_answer_text("$9$. I hope it is correct.") == "9"  # lm-eval minerva_math's ending
+
+
+@pytest.mark.parametrize(
+    ("text", "answer", "rule"),
+    [
+        # found by test_flex_finds_the_last_number (hypothesis): "and"/"or" between plain numbers
+        # shape no answer list; the whole output was taken and then cut to its first number ("9")
+        ("9 and 0", "0", ExtractionRule.LAST_NUMBER),
+        ("7 or 8", "8", ExtractionRule.LAST_NUMBER),
+        # a list with a letter, a comma or LaTeX stays whole (issue 19)
+        ("x = 1 and x = 4", "x = 1 and x = 4", ExtractionRule.LAST_FORMULA),
+        ("2, 4 or 6", "2, 4 or 6", ExtractionRule.LAST_FORMULA),
+    ],
+)
+def test_connectives_between_plain_numbers_end_a_sentence(text: str, answer: str, rule: ExtractionRule) -> None:
+    e = extract_answer(text, policy="flex")
+    assert (e.answer, e.rule) == (answer, rule)
