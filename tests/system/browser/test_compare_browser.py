@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,6 @@ from workbench.views.comparison import matrix_labels, short_names
 
 REPO = Path(__file__).resolve().parents[3]
 GSM8K = REPO / "tests/fixtures/predictions/gsm8k"
-CHROMIUM = Path("/usr/bin/chromium")
 TIMEOUT_MS = 120_000  # a safety net against a hang, not a budget: CI machines are busy
 THREE_FILES = [
     GSM8K / "tora-70b_first_20.jsonl",
@@ -36,24 +34,9 @@ THREE_FILES = [
 THREE = [path.stem for path in THREE_FILES]
 FOUR = ["6b_finetuning", "6b_verification", "175b_finetuning", "175b_verification"]
 
-if not CHROMIUM.exists():
-    pytest.skip(
-        f"the browser test needs Debian's Chromium at {CHROMIUM}; install it: apt-get install -y chromium",
-        allow_module_level=True,
-    )
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="the browser test needs Playwright; install it: pip install -e '.[dev]'"
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="module")
