@@ -388,6 +388,24 @@ def test_math500_harness_lines_load_as_published(tmp_path: Path) -> None:
     assert (by_id["97"], by_id["102"]) == ("\\text{east}", "(a+5)(b+2)")
 
 
+
+@pytest.mark.parametrize("damage", ["missing", "not text"])
+def test_a_math500_line_without_its_answer_is_refused_in_one_line(tmp_path: Path, damage: str) -> None:
+    """In a MATH-500 harness file, a line without MATH-500's ``answer`` is named (file, line, idx,
+    field, fix), never graded against the lossy ``gt`` in its place."""
+    records = [json.loads(line) for line in RHO_COT.read_text(encoding="utf-8").splitlines()[:3]]
+    if damage == "missing":
+        del records[1]["answer"]
+    else:
+        records[1]["answer"] = 7
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_predictions(path)
+    message = str(info.value)
+    assert "\n" not in message and str(path) in message
+    assert f"line 2 (idx {records[1]['idx']!r})" in message and "field 'answer'" in message and "Fix:" in message
+
 def test_tora_gsm8k_lines_keep_the_harness_answer() -> None:
     """ToRA's GSM8K files have no ``answer`` (nor ``score``): the gold is ``gt`` and ``pred`` the
     upstream answer, as before."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbench.errors import InputError
 from workbench.io.predictions.base import ADAPTER_COLUMNS, PredictionReader, PredictionSource, Rows, first_item
 
 __all__ = ["READER", "detect", "read"]
@@ -31,16 +32,27 @@ def read(source: PredictionSource) -> Rows:
     grader reads the model's own answer from ``code`` instead.
     """
     pairs = source.lines or []
+    if any("answer" in obj for _, obj in pairs):  # a MATH-500 harness file: its gold is ``answer``
+        for n, obj in pairs:
+            if not isinstance(obj.get("answer"), str):
+                raise InputError(
+                    str(source.path),
+                    "the MATH-500 answer is missing or not text (the other lines carry it, and the"
+                    " harness's 'gt' is a lossy copy, so it is not used instead)",
+                    location=f"line {n} (idx {obj.get('idx')!r})",
+                    field="answer",
+                    fix="give every line the problem's 'answer' as text, as MATH-500 writes it",
+                )
     records = [
         {
             "record_id": obj.get("idx"),
             "turn": 0,
-            "upstream_answer": None if isinstance(obj.get("answer"), str) else first_item(obj.get("pred")),
+            "upstream_answer": None if "answer" in obj else first_item(obj.get("pred")),
             "raw_output": first_item(obj.get("code")),
             "question": obj.get("question"),
             # MATH-500 runs also carry the dataset's own ``answer``; their ``gt`` is the harness's
             # normalisation of it, which loses content (Rho-Math idx 97: "" for \text{east})
-            "gold_answer": obj.get("answer") if isinstance(obj.get("answer"), str) else obj.get("gt"),
+            "gold_answer": obj["answer"] if "answer" in obj else obj.get("gt"),
             "gold_solution": obj.get("gt_cot"),
             "upstream_correct": first_item(obj.get("score")),
         }
