@@ -20,7 +20,7 @@ import errno
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -56,9 +56,20 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser, quoting what was typed (``unrecognized arguments: ...``) with
     control characters shown, not obeyed; the subcommands' parsers are of this class too."""
 
+    def __init__(self, *args: Any, epilog_from: Callable[[], str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._epilog_from = epilog_from
+
     def error(self, message: str) -> NoReturn:
         """One line on standard error (argparse prints the usage first), then exit 2."""
         self.exit(2, f"{self.prog}: error: {terminal_text(message)}. Fix: see '{self.prog} --help'\n")
+
+    def format_help(self) -> str:
+        """The help, with an epilog computed now (``epilog_from``): files are read for ``--help``
+        only, never to parse another command's arguments."""
+        if self._epilog_from is not None:
+            self.epilog = self._epilog_from()
+        return super().format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -157,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a report template and write notebook + HTML",
         description="Run a notebook template with papermill on the given inputs and write the executed notebook, "
         "an offline HTML page without code and a run manifest.",
-        epilog=_templates_epilog(),
+        epilog_from=_templates_epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     report.add_argument("--dataset", default="", help="gold dataset (default: the bundled ConvFinQA dev set)")

@@ -38,8 +38,11 @@ def project_root() -> Path:
     """The repository the package was installed from (holds ``data/SOURCES.md``), else the
     current directory."""
     here = Path(__file__).resolve().parents[1]
-    if (here / "data" / "SOURCES.md").exists():
-        return here
+    try:
+        if (here / "data" / "SOURCES.md").exists():
+            return here
+    except OSError:  # a checkout this user may not read (another user's 0700 folder)
+        pass
     return Path.cwd()
 
 

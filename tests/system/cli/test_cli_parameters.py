@@ -136,3 +136,18 @@ def test_the_readme_example_is_accepted_as_written(runs: list[dict[str, Any]], t
     )
     files = [argv[i + 1] for i, arg in enumerate(argv) if arg in ("--predictions", "--dataset")]
     assert len(files) == 4 and all((REPO / f).is_file() for f in files)
+
+
+def test_the_parser_reads_the_templates_only_for_report_help(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building the parser reads no file (a user who may not read the checkout, as in the read-only
+    store test run as 'nobody', still gets one-line errors); ``report --help`` lists the templates."""
+
+    def unreadable() -> str:
+        raise PermissionError("data/SOURCES.md")
+
+    monkeypatch.setattr(cli, "_templates_epilog", unreadable)
+    parser = cli.build_parser()
+    assert parser.parse_args(["annotations", "list", "--store", "s.sqlite"]).command == "annotations"
+    monkeypatch.undo()
+    helped = cli.build_parser()._subparsers._group_actions[0].choices["report"].format_help()  # type: ignore[union-attr]
+    assert "templates (--template NAME):" in helped and "04-compare-systems" in helped
