@@ -6,7 +6,8 @@ NAME`` per module, which calls ``run()`` and prints its figures as JSON on its l
 Peak RSS per benchmark is the child's ``ru_maxrss`` from ``os.wait4`` (the child and the
 processes it waited for).
 
-Usage: ``python bench/run_all.py [--only NAME ...] [--million-copies N]`` (``make bench``).
+Usage: ``python bench/run_all.py [--only NAME ...] [--million-copies N] [--million-distinct-turns N]``
+(``make bench``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ BENCHMARKS = (
     "convfinqa_grading",
     "slices_speed",
     "million_turns",
+    "million_distinct_turns",
     "report_speed",
     "hostile_inputs",
     "pathological_batch",
@@ -105,11 +107,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=BENCHMARKS, help="run only these")
     parser.add_argument("--million-copies", type=int, default=None, help="copies for million_turns (default 336)")
+    parser.add_argument(
+        "--million-distinct-turns",
+        type=int,
+        default=None,
+        help="turns for million_distinct_turns (default 1,000,000; fewer are run as such, not extrapolated)",
+    )
     args = parser.parse_args(argv)
+    options = {
+        "million_turns": {"copies": args.million_copies} if args.million_copies else {},
+        "million_distinct_turns": {"turns": args.million_distinct_turns} if args.million_distinct_turns else {},
+    }
     results: dict[str, Any] = {"machine": machine(), "benchmarks": {}}
     failed = False
     for name in args.only or BENCHMARKS:
-        kwargs = {"copies": args.million_copies} if name == "million_turns" and args.million_copies else {}
+        kwargs = options.get(name, {})
         print(f"running {name} ...", flush=True)
         entry = run_child(name, kwargs)
         failed |= "error" in entry
