@@ -34,6 +34,7 @@ from workbench.config import BENCHMARKS, NO_DATASET, annotation_store_path, proj
 from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.io.csvsafe import write_csv
 from workbench.io.paths import check_output_folder, terminal_text
+from workbench.io.predictions.columnmap import MAP_HELP
 from workbench.pipeline.grade import unmatched_message
 from workbench.pipeline.run import grade_run
 from workbench.quality.checks import flag_counts
@@ -96,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--benchmark",
         choices=BENCHMARKS,
         default="auto",
-        help="convfinqa, gsm8k or math (default: recognised from the data)",
+        help="the grading rules: convfinqa, gsm8k or math (default: recognised from the data); it applies "
+        "to a plain table or to gold carried in the outputs, and must agree with a ConvFinQA, GSM8K or MATH dataset",
     )
     grade.add_argument(
         "--engine",
@@ -252,9 +254,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="SPEC",
         dest="maps",
-        help="column map for files of another shape: record_id=COL,turn=COL:0|1,"
-        "predicted_answer=COL,predicted_program=COL,raw_output=COL "
-        "(one for all files, or one per file)",
+        help=MAP_HELP,
     )
 
 
@@ -334,6 +334,8 @@ def _grade(args: argparse.Namespace) -> int:
             f"could not write the outputs into {args.out} ({_os_error_line(exc)}); nothing was written "
             "and the files already there are as they were"
         ) from None
+    for line in run.notes:
+        _say(f"workbench: note: {line}", file=sys.stderr)
     for line in unmatched_message(run.unmatched, paths["unmatched"]):
         _say(f"workbench: warning: {line}", file=sys.stderr)
     for system, metrics in run.summary.items():

@@ -15,13 +15,13 @@ from typing import Any
 import polars as pl
 
 from workbench.analysis.metrics import conversations, summarize
-from workbench.config import RunConfig, locate
+from workbench.config import BENCHMARKS, RunConfig, locate
 from workbench.errors import InputError, UsageError
 from workbench.grading.policies import POLICIES, for_benchmark
 from workbench.io.gold import GoldDataset, load_gold
 from workbench.io.link import attach_record_ids, detect_benchmark, gold_from_predictions
 from workbench.io.manifest import Manifest
-from workbench.io.predictions import load_predictions
+from workbench.io.predictions import PredictionFile, read_predictions
 from workbench.pipeline.engines import grade_on_engine
 from workbench.pipeline.grade import GradedRun, grade_predictions
 from workbench.pipeline.graded import file_sha256, graded_paths, read_graded, write_graded
@@ -35,7 +35,8 @@ class Run:
 
     ``graded_dir`` is the graded folder the run was opened from (:func:`open_run`), and
     ``recorded_summary`` that folder's metrics (``summary.json``); both ``None`` for a run
-    graded here.
+    graded here. ``notes`` are lines worth saying once about how the inputs were read (a
+    prediction file without a turn column read as single-turn).
     """
 
     config: RunConfig
@@ -46,6 +47,7 @@ class Run:
     kind: str = "auto"
     graded_dir: Path | None = None
     recorded_summary: Mapping[str, dict[str, Any]] | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def turns(self) -> pl.DataFrame:
@@ -111,14 +113,44 @@ class Run:
 #: How answers are compared for each benchmark (see :func:`workbench.grading.compare.answers_match`).
 _KIND_BY_BENCHMARK = {"math": "latex"}
 
+#: The gold layout of a run graded without a dataset file (gold taken from the prediction files).
+_CARRIED_LAYOUT = "carried-in-predictions"
 
-def _check_benchmark(config: RunConfig, found: str) -> str:
-    if config.benchmark not in ("auto", found):
-        raise UsageError(
-            f"--benchmark {config.benchmark} was given, but the gold data is {found}. "
-            f"Fix: drop --benchmark, or give a {config.benchmark} dataset"
-        )
-    return found
+#: Gold layouts that fix no benchmark (a plain table; gold carried in the outputs, whose benchmark
+#: is guessed from its answers): ``--benchmark`` decides their grading rules.
+_OPEN_LAYOUTS = ("plain-table", _CARRIED_LAYOUT)
+
+
+def _check_benchmark(config: RunConfig, gold: GoldDataset, found: str) -> GoldDataset:
+    """The gold set under the benchmark whose rules grade it: ``found`` (from the data) unless
+    ``--benchmark`` names another; that applies to a layout of :data:`_OPEN_LAYOUTS` (the layout is
+    the file's, the rules the benchmark's) and contradicts a ConvFinQA, GSM8K or MATH dataset."""
+    if config.benchmark in ("auto", found):
+        return gold if gold.benchmark == found else dataclasses.replace(gold, benchmark=found)  # type: ignore[arg-type]
+    if gold.layout in _OPEN_LAYOUTS:
+        return dataclasses.replace(gold, benchmark=config.benchmark)  # type: ignore[arg-type]
+    raise UsageError(
+        f"--benchmark {config.benchmark} was given, but the gold data is {found}. "
+        f"Fix: drop --benchmark, or give a {config.benchmark} dataset"
+    )
+
+
+def _check_single_turn(files: list[PredictionFile], gold: GoldDataset) -> None:
+    """Refuse a prediction file read as single-turn (no turn column) when the gold has turns: a
+    ConvFinQA dataset, or any record of several turns."""
+    turnless = next((f for f in files if f.single_turn), None)
+    if turnless is None:
+        return
+    several = gold.turns.filter(pl.col("n_turns") > 1).select("record_id", "n_turns").head(1).rows()
+    if gold.benchmark != "convfinqa" and not several:
+        return
+    example = f" (record '{several[0][0]}' has {several[0][1]} turns)" if several else ""
+    raise InputError(
+        str(turnless.path),
+        f"the file has no turn column, but the gold {gold.path} has conversations of several turns{example}",
+        field="turn",
+        fix="name the turn column and its base in --map: turn=COLUMN:0 or turn=COLUMN:1",
+    )
 
 
 def grade_run(
@@ -161,6 +193,7 @@ def grade_run(
         prediction_files=inputs.files,
         predictions=inputs.frames,
         kind=inputs.kind,
+        notes=inputs.notes,
     )
 
 
@@ -173,14 +206,17 @@ class _Inputs:
     files: tuple[tuple[Path, str], ...]
     benchmark: str
     kind: str
+    notes: tuple[str, ...] = ()
 
 
 def _load_inputs(config: RunConfig) -> _Inputs:
     """Load the gold set and every prediction file of ``config`` and link them (see :func:`grade_run`)."""
     frames = []
     files: list[tuple[Path, str]] = []
+    read: list[PredictionFile] = []
     for path, system, cmap in zip(config.predictions, config.systems, config.column_maps, strict=True):
-        frame = load_predictions(path, system=system, column_map=cmap)
+        read.append(read_predictions(path, system=system, column_map=cmap))
+        frame = read[-1].frame
         for name in dict.fromkeys(frame["system"].to_list()):
             if any(name == other for _, other in files):
                 raise UsageError(
@@ -193,14 +229,15 @@ def _load_inputs(config: RunConfig) -> _Inputs:
         gold = gold_from_predictions(pl.concat(frames, how="vertical_relaxed"), source=str(config.predictions[0]))
     else:
         gold = load_gold(config.dataset)
+    _check_single_turn(read, gold)
     frames = [attach_record_ids(frame, gold) for frame in frames]
-    benchmark = _check_benchmark(config, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))
-    return _Inputs(gold, tuple(frames), tuple(files), benchmark, _KIND_BY_BENCHMARK.get(benchmark, "auto"))
+    gold = _check_benchmark(config, gold, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))
+    notes = tuple(f.note for f in read if f.note)
+    kind = _KIND_BY_BENCHMARK.get(gold.benchmark, "auto")
+    return _Inputs(gold, tuple(frames), tuple(files), gold.benchmark, kind, notes)
 
 
 # --------------------------------------------------------------------------- opening a graded folder
-#: The gold layout of a run graded without a dataset file (gold taken from the prediction files).
-_CARRIED_LAYOUT = "carried-in-predictions"
 
 
 def _same_file(a: str | Path, b: str | Path) -> bool:
@@ -229,7 +266,8 @@ def _check_unchanged(folder: Path, manifest: Manifest) -> None:
 def _config_from(manifest: Manifest) -> RunConfig:
     """The run config a graded folder was graded with, as its manifest records it: one
     prediction file per run of entries with the same path (named by the system when the file
-    gave one; a file of several systems keeps their names); no column maps (not recorded)."""
+    gave one; a file of several systems keeps their names); the benchmark it was graded as
+    (``--benchmark`` on a plain table); no column maps (not recorded)."""
     dataset = manifest.inputs.get("dataset") or {}
     groups = [
         (path, [entry["system"] for entry in entries])
@@ -249,6 +287,7 @@ def _config_from(manifest: Manifest) -> RunConfig:
         systems=tuple(names[0] if len(names) == 1 else None for _, names in groups),
         column_maps=(None,) * len(groups),
         policy=POLICIES[name],
+        benchmark=dataset.get("benchmark") if dataset.get("benchmark") in BENCHMARKS else "auto",
     )
 
 
@@ -334,6 +373,7 @@ def open_run(graded_dir: str | Path, config: RunConfig | None = None) -> Run:
         kind=inputs.kind,
         graded_dir=folder,
         recorded_summary=dict(manifest.metrics),
+        notes=inputs.notes,
     )
 
 

@@ -91,7 +91,8 @@ def test_missing_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     bad.write_text("record_id,answer\nSingle_MRO/2007/page_134.pdf-1,60.94\n", encoding="utf-8")
     code, _, err = _run(capsys, "grade", str(GOLD), str(bad), "--out", str(tmp_path / "o"))
     assert code == 2
-    _assert_one_clear_line(err, str(bad), "'turn'", "--map")
+    # no turn is needed (a single-turn file): what is missing is an answer to grade (issue 20)
+    _assert_one_clear_line(err, str(bad), "'predicted_answer, predicted_program or raw_output'", "--map")
 
 
 def test_invalid_json_on_line_n(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,8 +9,15 @@ import polars as pl
 import pytest
 
 from workbench.errors import InputError, UsageError
-from workbench.io.predictions import ColumnMap, default_system_name, load_predictions, parse_column_map
-from workbench.schema import PREDICTIONS
+from workbench.io.predictions import (
+    ColumnMap,
+    default_system_name,
+    load_predictions,
+    parse_column_map,
+    read_predictions,
+)
+from workbench.io.predictions.columnmap import MAP_HELP, check_map
+from workbench.schema import PREDICTION_TARGETS, PREDICTIONS
 
 
 def _jsonl(path: Path, *objects: dict) -> Path:
@@ -240,6 +247,98 @@ def test_map_with_one_based_turns(tmp_path: Path) -> None:
     assert zero_based["turn"].to_list() == [1, 2]
 
 
+def test_every_map_name_is_listed_in_the_help_and_in_an_unknown_names_error() -> None:
+    with pytest.raises(UsageError) as unknown:
+        parse_column_map("record_id=id,gold=gold")
+    with pytest.raises(UsageError) as malformed:
+        parse_column_map("record_id")
+    for name in PREDICTION_TARGETS:
+        assert name in MAP_HELP
+        assert name in str(unknown.value)
+        assert name in str(malformed.value)
+    assert "unknown name 'gold'" in str(unknown.value)
+
+
+def test_a_map_needs_a_record_id_and_an_answer_and_lists_the_names(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    with pytest.raises(InputError) as no_id:
+        check_map(path, parse_column_map("raw_output=response"), ["id", "response"])
+    with pytest.raises(InputError) as no_answer:
+        check_map(path, parse_column_map("record_id=id,gold_answer=gold"), ["id", "gold"])
+    assert "--map does not say which column is record_id" in str(no_id.value)
+    assert "--map names none of predicted_answer, predicted_program, raw_output" in str(no_answer.value)
+    for error in (no_id, no_answer):
+        assert all(name in str(error.value) for name in PREDICTION_TARGETS)
+    check_map(path, parse_column_map("record_id=id,raw_output=response"), ["id", "response"])  # no turn: fine
+
+
+# --------------------------------------------------------------------------- single-turn files (issue 20)
+GSM8K_PLAIN = (
+    Path(__file__).resolve().parents[2] / "fixtures" / "predictions" / "gsm8k" / "plain_id_response_pred_gold.jsonl"
+)
+
+
+def test_a_map_without_turn_reads_every_row_as_turn_0() -> None:
+    read = read_predictions(
+        GSM8K_PLAIN, column_map=parse_column_map("record_id=id,raw_output=response,gold_answer=gold")
+    )
+    raw = [json.loads(line) for line in GSM8K_PLAIN.read_text(encoding="utf-8").splitlines()]
+    assert read.single_turn
+    assert read.note == f"no turn column in {GSM8K_PLAIN}: every row is turn 0 (single-turn)"
+    frame = read.frame
+    assert frame.schema == pl.Schema(PREDICTIONS)
+    assert frame["record_id"].to_list() == [str(r["id"]) for r in raw] == [str(i) for i in range(10)]
+    assert frame["turn"].to_list() == [0] * 10
+    assert frame["gold_answer"].to_list() == [r["gold"] for r in raw]
+    assert frame["raw_output"].to_list() == [r["response"] for r in raw]
+    assert frame["predicted_answer"].to_list() == [None] * 10  # 'pred' is not mapped: we extract our own
+
+
+def test_canonical_columns_without_a_turn_are_single_turn(tmp_path: Path) -> None:
+    path = _text_file(tmp_path / "gsm8k.csv", "record_id,predicted_answer,question\n7,18,How many?\n8,3,And?\n")
+    read = read_predictions(path)
+    assert read.single_turn and read.note is not None
+    assert read.frame.select("record_id", "turn", "predicted_answer").rows() == [("7", 0, "18"), ("8", 0, "3")]
+    with_turns = read_predictions(_text_file(tmp_path / "t.csv", "record_id,turn,predicted_answer\n7,0,18\n"))
+    assert not with_turns.single_turn and with_turns.note is None
+    # files an adapter reads give their own turns: never said to be single-turn
+    tora = Path(__file__).resolve().parents[2] / "fixtures" / "predictions" / "gsm8k" / "tora-70b_first_20.jsonl"
+    assert not read_predictions(tora).single_turn
+
+
+@pytest.mark.parametrize(
+    ("text", "cmap", "fragments"),
+    [
+        (
+            "id,response\n1,a\n2,b\n1,c\n",
+            "record_id=id,raw_output=response",
+            ["line 4:", "field 'id'", "record id '1' appears again (first at line 2)", "turn=COLUMN:0"],
+        ),
+        (
+            "record_id,predicted_answer\nr,1\nr,2\n",
+            "",
+            ["line 3:", "field 'record_id'", "record id 'r' appears again (first at line 2)", "without a turn"],
+        ),
+    ],
+    ids=["map-without-turn", "canonical-without-turn"],
+)
+def test_a_repeated_record_id_in_a_file_without_turns_is_refused(
+    tmp_path: Path, text: str, cmap: str, fragments: list[str]
+) -> None:
+    path = _text_file(tmp_path / "p.csv", text)
+    with pytest.raises(InputError) as info:
+        load_predictions(path, column_map=parse_column_map(cmap) if cmap else None)
+    assert "\n" not in str(info.value)
+    for fragment in fragments:
+        assert fragment in str(info.value)
+
+
+def test_a_column_named_like_a_turn_is_not_ignored(tmp_path: Path) -> None:
+    path = _text_file(tmp_path / "p.csv", "record_id,turn_index,raw_output\nr,0,a\nr,1,b\n")
+    with pytest.raises(InputError, match="missing column 'turn'.*turn=COL:0 or turn=COL:1"):
+        load_predictions(path)
+
+
 # --------------------------------------------------------------------------- bad inputs
 def _bad_cases(tmp: Path) -> list[tuple[Path, ColumnMap | None, list[str]]]:
     ok = {"record_id": "r", "turn": 0, "predicted_answer": "1"}
@@ -388,7 +487,6 @@ def test_math500_harness_lines_load_as_published(tmp_path: Path) -> None:
     assert (by_id["97"], by_id["102"]) == ("\\text{east}", "(a+5)(b+2)")
 
 
-
 @pytest.mark.parametrize("damage", ["missing", "not text"])
 def test_a_math500_line_without_its_answer_is_refused_in_one_line(tmp_path: Path, damage: str) -> None:
     """In a MATH-500 harness file, a line without MATH-500's ``answer`` is named (file, line, idx,
@@ -405,6 +503,7 @@ def test_a_math500_line_without_its_answer_is_refused_in_one_line(tmp_path: Path
     message = str(info.value)
     assert "\n" not in message and str(path) in message
     assert f"line 2 (idx {records[1]['idx']!r})" in message and "field 'answer'" in message and "Fix:" in message
+
 
 def test_tora_gsm8k_lines_keep_the_harness_answer() -> None:
     """ToRA's GSM8K files have no ``answer`` (nor ``score``): the gold is ``gt`` and ``pred`` the

@@ -60,8 +60,13 @@ def test_plain_rows_are_mapped_by_the_first_shape_they_fit() -> None:
     # columns of both shapes: zarifaziz is tried first
     both = ["record_id", "turn", "turn_idx", "predicted_answer"]
     assert detect_map(Path("b.jsonl"), both).columns["turn"] == "turn_idx"
+    # canonical columns without a turn: single-turn rows (no turn in the map)
+    assert detect_map(Path("x.csv"), ["record_id", "predicted_answer"]).columns == {
+        "record_id": "record_id",
+        "predicted_answer": "predicted_answer",
+    }
     with pytest.raises(InputError, match="missing column 'turn'"):
-        detect_map(Path("x.csv"), ["record_id", "predicted_answer"])
+        detect_map(Path("x.csv"), ["record_id", "turn_idx", "raw_output"])
 
 
 def test_a_json_file_of_no_records_is_refused_before_the_last_reader(tmp_path: Path) -> None:

@@ -30,7 +30,11 @@ the upstream grader's verdict ``upstream_correct``. Rows of GSM8K files without 
 program-of-thoughts) keep a null ``record_id``; :func:`workbench.io.link.attach_record_ids` links
 them to gold by their question text. Their ``turn`` is 0 (GSM8K has one turn a record).
 
-Anything else takes a :class:`ColumnMap` (``--map record_id=COL,turn=COL:1,...``).
+Canonical columns without a turn (``record_id`` and an answer) are single-turn rows: every row
+is turn 0 (:func:`read_predictions` says so), and a record id may not repeat.
+
+Anything else takes a :class:`ColumnMap` (``--map record_id=COL,turn=COL:1,...``; without
+``turn=`` the rows are single-turn).
 
 :mod:`~workbench.io.predictions.table` turns the rows into the canonical table
 (:func:`load_predictions`); what the readers share is in :mod:`~workbench.io.predictions.base`,
@@ -40,6 +44,13 @@ the column map in :mod:`~workbench.io.predictions.columnmap`.
 from __future__ import annotations
 
 from workbench.io.predictions.columnmap import ColumnMap, parse_column_map
-from workbench.io.predictions.table import default_system_name, load_predictions
+from workbench.io.predictions.table import PredictionFile, default_system_name, load_predictions, read_predictions
 
-__all__ = ["ColumnMap", "parse_column_map", "load_predictions", "default_system_name"]
+__all__ = [
+    "ColumnMap",
+    "parse_column_map",
+    "load_predictions",
+    "read_predictions",
+    "PredictionFile",
+    "default_system_name",
+]

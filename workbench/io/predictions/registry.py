@@ -17,7 +17,7 @@ from workbench.errors import InputError
 from workbench.io.jsonfiles import iter_json_lines, read_csv, read_json, read_parquet
 from workbench.io.predictions.base import ColumnShape, PredictionReader, PredictionSource, Rows, union_keys
 from workbench.io.predictions.canonical import SHAPE as CANONICAL
-from workbench.io.predictions.columnmap import ColumnMap
+from workbench.io.predictions.columnmap import ANSWER_COLUMNS, MAP_NAMES, ColumnMap
 from workbench.io.predictions.ghchen99_predictions import READER as GHCHEN99_PREDICTIONS
 from workbench.io.predictions.ghchen99_results import READER as GHCHEN99_RESULTS
 from workbench.io.predictions.lm_eval_samples import READER as LM_EVAL_SAMPLES
@@ -89,25 +89,45 @@ def read_rows(path: Path) -> Rows:
 def detect_map(path: Path, columns: Sequence[str]) -> ColumnMap:
     """The map of plain rows' columns, by the first shape of :data:`SHAPES` they fit.
 
+    Canonical columns without a turn (``record_id`` and an answer, no column named like a turn)
+    are single-turn rows: the map has no ``turn``, and every row is read as turn 0.
+
     Raises
     ------
     InputError
         When the columns fit no shape: the message names the missing columns.
+
+    Examples
+    --------
+    >>> detect_map(Path("gsm8k.csv"), ["record_id", "predicted_answer", "question"]).columns
+    {'record_id': 'record_id', 'predicted_answer': 'predicted_answer', 'question': 'question'}
     """
     shape = next((s for s in SHAPES if s.detect(columns)), None)
     if shape is not None:
         return shape.column_map(columns)
     present = set(columns)
-    missing = [c for c in ("record_id", "turn") if c not in present]
-    if not missing:
-        missing = ["predicted_answer, predicted_program or raw_output"]
+    if _single_turn(columns):
+        return CANONICAL.column_map(columns)
+    if "record_id" not in present:
+        missing = "record_id"
+    elif not present & set(ANSWER_COLUMNS):
+        missing = ", ".join(ANSWER_COLUMNS[:-1]) + f" or {ANSWER_COLUMNS[-1]}"
+    else:
+        missing = "turn"  # a column named like a turn, but not 'turn'
     raise InputError(
         str(path),
-        f"missing column {', '.join(repr(m) for m in missing)} (columns found: "
-        f"{', '.join(columns[:12])}{', ...' if len(columns) > 12 else ''})",
-        field=missing[0],
-        fix="rename the columns, or map them: --map record_id=COL,turn=COL:0,predicted_answer=COL",
+        f"missing column '{missing}' (columns found: {', '.join(columns[:12])}{', ...' if len(columns) > 12 else ''})",
+        field=missing,
+        fix="rename the columns, or map them: --map record_id=COL,predicted_answer=COL "
+        f"(add turn=COL:0 or turn=COL:1 when the file has turns; names: {MAP_NAMES})",
     )
+
+
+def _single_turn(columns: Sequence[str]) -> bool:
+    """Canonical columns of single-turn rows: ``record_id`` and an answer, and no column named like a turn."""
+    present = set(columns)
+    named_like_a_turn = any("turn" in c.lower() for c in columns)
+    return "record_id" in present and bool(present & set(ANSWER_COLUMNS)) and not named_like_a_turn
 
 
 def _plain_rows(source: PredictionSource) -> Rows:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from workbench.io.predictions.columnmap import ColumnMap, check_map
 from workbench.io.predictions.registry import detect_map, read_rows
 from workbench.schema import PREDICTIONS
 
-__all__ = ["load_predictions", "default_system_name"]
+__all__ = ["load_predictions", "read_predictions", "PredictionFile", "default_system_name"]
 
 _GENERIC_STEMS = frozenset({"predictions", "prediction", "outputs", "output", "samples", "results"})
 
@@ -99,10 +100,40 @@ def _turn(path: Path, location: str, value: Any, base: int, source: str) -> int:
     return value - base
 
 
+@dataclass(frozen=True)
+class PredictionFile:
+    """A prediction file read into the canonical table (:func:`read_predictions`).
+
+    Attributes
+    ----------
+    path
+        The file.
+    frame
+        The canonical table (:data:`workbench.schema.PREDICTIONS`).
+    single_turn
+        The file has no turn column (nor a ``turn=`` in its map): every row was read as turn 0.
+    """
+
+    path: Path
+    frame: pl.DataFrame
+    single_turn: bool = False
+
+    @property
+    def note(self) -> str | None:
+        """The line that says the file was read as single-turn (``None`` when it has turns).
+
+        Examples
+        --------
+        >>> PredictionFile(Path("gsm8k.jsonl"), pl.DataFrame(), single_turn=True).note
+        'no turn column in gsm8k.jsonl: every row is turn 0 (single-turn)'
+        """
+        return f"no turn column in {self.path}: every row is turn 0 (single-turn)" if self.single_turn else None
+
+
 def load_predictions(
     path: str | Path, *, system: str | None = None, column_map: ColumnMap | None = None
 ) -> pl.DataFrame:
-    """Load one prediction file into the canonical table.
+    """Load one prediction file into the canonical table (:func:`read_predictions`'s frame).
 
     Parameters
     ----------
@@ -141,6 +172,18 @@ def load_predictions(
     >>> tora.height, tora.row(0, named=True)["upstream_answer"], tora.row(0, named=True)["gold_answer"]
     (1319, '18', '18')
     """
+    return read_predictions(path, system=system, column_map=column_map).frame
+
+
+def read_predictions(
+    path: str | Path, *, system: str | None = None, column_map: ColumnMap | None = None
+) -> PredictionFile:
+    """Read one prediction file into the canonical table, and say whether it had turns.
+
+    A file without a turn column (a map without ``turn=``) is single-turn: every row is turn 0,
+    and each record id may appear once per system (a repeated id means the file has turns
+    after all, and is refused). Parameters and errors as :func:`load_predictions`.
+    """
     path = Path(path)
     raw = read_rows(path)
     if not raw.records:
@@ -150,7 +193,7 @@ def load_predictions(
     name = system or default_system_name(path)
     rows: list[dict[str, Any]] = []
     seen: dict[tuple[str, str, int], str] = {}
-    rid_col, turn_col = cmap.columns["record_id"], cmap.columns["turn"]
+    rid_col, turn_col = cmap.columns["record_id"], cmap.columns.get("turn")
     for obj, location in zip(raw.records, raw.locations, strict=True):
         given_id = obj.get(rid_col)
         if isinstance(given_id, dict | list | bool):
@@ -174,7 +217,7 @@ def load_predictions(
                     + (", or its question" if raw.by_question else ""),
                 )
             record_id = None
-        turn = _turn(path, location, obj.get(turn_col), cmap.turn_base, turn_col)
+        turn = 0 if turn_col is None else _turn(path, location, obj.get(turn_col), cmap.turn_base, turn_col)
         row_system = _cell(path, location, obj, cmap.columns["system"]) if "system" in cmap.columns else None
         if raw.system_suffix and row_system:
             row_system = f"{system}/{row_system}" if system else row_system
@@ -182,6 +225,15 @@ def load_predictions(
             row_system = system or row_system or name
         if record_id is not None:
             key = (row_system, record_id, turn)
+            if key in seen and turn_col is None:
+                raise InputError(
+                    str(path),
+                    f"record id '{record_id}' appears again (first at {seen[key]}) in a file without a turn "
+                    "column, so the file has turns",
+                    location=location,
+                    field=rid_col,
+                    fix="name the turn column and its base in --map: turn=COLUMN:0 or turn=COLUMN:1",
+                )
             if key in seen:
                 raise InputError(
                     str(path),
@@ -209,4 +261,4 @@ def load_predictions(
                 "source_location": location,
             }
         )
-    return pl.DataFrame(rows, schema=PREDICTIONS)
+    return PredictionFile(path, pl.DataFrame(rows, schema=PREDICTIONS), single_turn=turn_col is None)
