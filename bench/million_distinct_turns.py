@@ -79,7 +79,7 @@ GSM8K_SHARE = 0.9
 CHECKPOINTS = 8
 TARGET_S = 10.0
 TARGET_RSS_MB = 2048
-TARGET_DISTINCT = 0.9
+CHUNK_ROWS = 100_000
 
 GSM8K_OUTPUTS = (
     "data/predictions/gsm8k/tora/tora-70b.jsonl",
@@ -238,7 +238,7 @@ def build_gsm8k(copies: int, rng: np.random.Generator) -> tuple[GoldDataset, pl.
     answer = np.where(right, g, wrong)
     spelling = rng.choice(len(SPELLINGS), rows, p=GSM8K_SPELLING_WEIGHTS)
     answer_text = [_spell(x, SPELLINGS[s]) for x, s in zip(answer.tolist(), spelling.tolist(), strict=True)]
-    del answer, wrong, delta, how_wrong, right, g, spelling
+    del wrong, delta, how_wrong, right, g, spelling
     plain_text = pl.Series("_plain", answer_text)
     del answer_text
     marker = rng.integers(0, len(MARKERS), rows)
@@ -252,34 +252,38 @@ def build_gsm8k(copies: int, rng: np.random.Generator) -> tuple[GoldDataset, pl.
             "_sep": pl.Series(SEPARATORS)[rng.integers(0, len(SEPARATORS), rows)],
             "_tail": pl.Series(TAILS)[rng.integers(0, len(TAILS), rows)],
             "_plain": plain_text,
+            "_value": answer,
         }
     )
-    del row_rec, row_sys, pick, marker, plain_text
-    preds = (
-        frame.join(templates.with_row_index("_t").with_columns(pl.col("_t").cast(pl.Int64)), on="_t", how="left")
-        .join(
-            gold_turns.select("record_id", "question")
-            .with_row_index("_rec")
-            .with_columns(pl.col("_rec").cast(pl.Int64)),
-            on="_rec",
-            how="left",
-        )
-        .select(
-            "record_id",
-            pl.lit(0, dtype=pl.Int32).alias("turn"),
-            pl.format("ckpt-{}", pl.col("system")).alias("system"),
-            # a program output's answer is what the program printed: a plain number, maybe padded
-            pl.when(pl.col("program").is_not_null())
-            .then(pl.concat_str(pl.col("_plain").str.replace_all(r"[$,%a-z ]", ""), pl.col("_tail")))
-            .alias("predicted_answer"),
-            pl.lit(None, dtype=pl.String).alias("predicted_program"),
-            pl.coalesce(
-                "program",
-                pl.concat_str("body", "_sep", "_before", "_plain", "_after", "_tail", ignore_nulls=True),
-            ).alias("raw_output"),
-            "question",
-        )
+    del row_rec, row_sys, pick, marker, plain_text, answer
+    with_t = templates.with_row_index("_t").with_columns(pl.col("_t").cast(pl.Int64))
+    with_rec = (
+        gold_turns.select("record_id", "question").with_row_index("_rec").with_columns(pl.col("_rec").cast(pl.Int64))
     )
+    chunks = []
+    for offset in range(0, rows, CHUNK_ROWS):  # in chunks: the joins' transient copies stay small
+        part = frame.slice(offset, CHUNK_ROWS).join(with_t, on="_t", how="left").join(with_rec, on="_rec", how="left")
+        chunks.append(
+            part.select(
+                "record_id",
+                pl.lit(0, dtype=pl.Int32).alias("turn"),
+                pl.format("ckpt-{}", pl.col("system")).alias("system"),
+                # a program output's answer is what the program printed: the number, plainly
+                pl.when(pl.col("program").is_not_null())
+                .then(pl.concat_str(pl.col("_value").round(4).cast(pl.String).str.replace(r"\.0$", ""), "_tail"))
+                .alias("predicted_answer"),
+                pl.lit(None, dtype=pl.String).alias("predicted_program"),
+                pl.coalesce(
+                    "program",
+                    pl.concat_str("body", "_sep", "_before", "_plain", "_after", "_tail", ignore_nulls=True),
+                ).alias("raw_output"),
+                "question",
+            )
+        )
+        del part
+    del frame
+    preds = pl.concat(chunks)
+    del chunks
     missing = [pl.lit(None, dtype=dtype).alias(c) for c, dtype in PREDICTIONS.items() if c not in preds.columns]
     return big_gold, preds.with_columns(missing).select(list(PREDICTIONS))
 
@@ -308,7 +312,7 @@ def build_convfinqa(copies: int, rng: np.random.Generator) -> tuple[GoldDataset,
     for name, path in CONVFINQA_OUTPUTS.items():
         frame = _replicate(load_predictions(ROOT / path, system=name), ("record_id",), copies)
         value = frame["predicted_answer"].str.replace_all(",", "").cast(pl.Float64, strict=False).to_numpy()
-        percent = (frame["predicted_unit"] == "percent").fill_null(False).to_numpy()
+        unit = frame["predicted_unit"].fill_null("").to_list()
         n = frame.height
         right = rng.random(n) < 0.6
         how_wrong = rng.choice(4, n, p=(0.7, 0.1, 0.1, 0.1))
@@ -321,9 +325,9 @@ def build_convfinqa(copies: int, rng: np.random.Generator) -> tuple[GoldDataset,
         decimals = rng.integers(0, 4, n)
         style = rng.integers(0, 4, n)
         texts = []
-        for v, pct, d, s, original in zip(
+        for v, kind, d, s, original in zip(
             x.tolist(),
-            percent.tolist(),
+            unit,
             decimals.tolist(),
             style.tolist(),
             frame["predicted_answer"].to_list(),
@@ -333,7 +337,7 @@ def build_convfinqa(copies: int, rng: np.random.Generator) -> tuple[GoldDataset,
                 texts.append(original)
                 continue
             v = round(v, d + 1)
-            if pct:
+            if kind == "percent":
                 texts.append(
                     (
                         f"{_number(v, d + 1)}%",
@@ -342,8 +346,10 @@ def build_convfinqa(copies: int, rng: np.random.Generator) -> tuple[GoldDataset,
                         _number(v, d + 1),
                     )[s]
                 )
-            else:
+            elif kind == "raw":  # an amount
                 texts.append(_spell(v, ("plain", "comma", "dollar", "scale")[s]))
+            else:  # a ratio, a count, yes/no read as a number: plainly, rounded
+                texts.append(_number(v, d + 1))
         preds.append(frame.with_columns(pl.Series("predicted_answer", texts, dtype=pl.String)))
     return big, preds
 
