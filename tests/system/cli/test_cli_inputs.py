@@ -144,3 +144,22 @@ def test_a_benchmark_that_contradicts_a_dataset_is_still_refused(
         "workbench: error: --benchmark math was given, but the gold data is convfinqa. "
         "Fix: drop --benchmark, or give a math dataset"
     ]
+
+
+def test_a_single_turn_gold_table_and_predictions_need_no_turn_anywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gold, preds = tmp_path / "gold.csv", tmp_path / "preds.csv"
+    gold.write_text(PLAIN_GOLD.replace("record_id,turn,", "record_id,").replace(",0,", ","), encoding="utf-8")
+    preds.write_text("record_id,predicted_answer\na,42\nb,1/2\nc,2k\nd,18.0\n", encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, err = _run(capsys, "grade", str(gold), str(preds), "--out", str(out), "--benchmark", "math")
+    assert code == 0, err
+    assert _lines(err) == [f"workbench: note: no turn column in {preds}: every row is turn 0 (single-turn)"]
+    turns = pl.read_parquet(out / "turns.parquet").sort("record_id")
+    assert turns.select("record_id", "turn", "correct", pl.col("reason").cast(pl.String)).rows() == [
+        ("a", 0, False, "percent_confusion"),
+        ("b", 0, True, "exact"),
+        ("c", 0, True, "symbolic"),
+        ("d", 0, True, "exact"),
+    ]

@@ -8,8 +8,9 @@ from typing import get_args
 
 import pytest
 
+from workbench.errors import InputError
 from workbench.io.gold import Layout
-from workbench.io.gold.registry import READERS, read_source
+from workbench.io.gold.registry import READERS, load_gold, read_source
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -32,7 +33,7 @@ def test_one_reader_per_layout_in_the_documented_order() -> None:
     assert {r.layout for r in READERS} == set(get_args(Layout)) - {"carried-in-predictions"}
     # the layouts of one record per item name their shape and keys; the ConvFinQA ones do not
     assert [(r.shape, r.keys) for r in READERS if r.keys] == [
-        ("plain table", ("record_id", "turn", "question", "gold_answer")),
+        ("plain table", ("record_id", "question", "gold_answer")),
         ("MATH", ("problem", "solution")),
         ("GSM8K", ("question", "answer")),
     ]
@@ -76,3 +77,30 @@ def test_the_order_decides(tmp_path: Path) -> None:
     csv = tmp_path / "any.csv"
     csv.write_text("problem,solution\np,s\n")
     assert _reader_of(csv) == "plain-table"
+
+
+def test_a_plain_table_without_a_turn_column_is_single_turn(tmp_path: Path) -> None:
+    csv = tmp_path / "gold.csv"
+    csv.write_text("record_id,question,gold_answer\n7,How many apples?,18\n8,What is half of one?,\\frac{1}{2}\n")
+    gold = load_gold(csv)
+    assert (gold.layout, gold.benchmark) == ("plain-table", "table")
+    assert gold.turns.select("record_id", "turn", "n_turns", "gold_answer").rows() == [
+        ("7", 0, 1, "18"),
+        ("8", 0, 1, "\\frac{1}{2}"),
+    ]
+    # records without a turn are a plain table too, before MATH's and GSM8K's keys
+    lines = tmp_path / "gold.jsonl"
+    lines.write_text(json.dumps({"record_id": "a", "question": "q", "gold_answer": 1, "answer": "#### 1"}) + "\n")
+    assert _reader_of(lines) == "plain-table"
+    assert load_gold(lines).turns.select("record_id", "turn", "gold_answer").rows() == [("a", 0, "1")]
+
+
+def test_a_repeated_record_in_a_plain_table_without_turns_is_refused(tmp_path: Path) -> None:
+    csv = tmp_path / "gold.csv"
+    csv.write_text("record_id,question,gold_answer\n7,How many?,18\n8,And?,3\n7,How many now?,20\n")
+    with pytest.raises(InputError) as info:
+        load_gold(csv)
+    assert str(info.value) == (
+        f"{csv}: line 4: field 'record_id': record id '7' appears again (first at line 2) in a table without a "
+        "turn column. Fix: keep one row per record, or add a turn column (0, 1, 2, ... within each record)"
+    )

@@ -16,8 +16,8 @@ Layouts recognised from the file's shape, one reader module each (tried in the o
   [unique_id | id]}``, the final answer in the solution's last ``\\boxed{...}``
   (:mod:`~workbench.io.gold.math_problems`);
 * a plain table (CSV, TSV, JSON Lines, JSON list or Parquet) with columns
-  ``record_id, turn, question, gold_answer`` and optionally ``gold_program``, ``gold_solution``
-  (:mod:`~workbench.io.gold.plain_table`).
+  ``record_id, turn, question, gold_answer`` and optionally ``gold_program``, ``gold_solution``;
+  without ``turn`` it is single-turn, every row turn 0 (:mod:`~workbench.io.gold.plain_table`).
 
 What the readers share is in :mod:`~workbench.io.gold.base` (the dataset, the source, field
 access), :mod:`~workbench.io.gold.answers` (a final answer as text and number) and

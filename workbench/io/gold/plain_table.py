@@ -1,6 +1,7 @@
 """A plain gold table: CSV, TSV, Parquet, JSON Lines or a JSON list of rows.
 
 Columns ``record_id, turn, question, gold_answer`` and optionally ``gold_program``, ``gold_solution``.
+A table without a ``turn`` column is single-turn (GSM8K, MATH): every row is turn 0, one per record.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from workbench.io.jsonfiles import require_object
 
 __all__ = ["READER", "KEYS", "detect", "read"]
 
-#: Columns a plain gold table must have (they identify it); ``gold_program`` and ``gold_solution`` are optional.
-KEYS = ("record_id", "turn", "question", "gold_answer")
+#: Columns a plain gold table must have (they identify it); ``turn`` (every row turn 0 without it),
+#: ``gold_program`` and ``gold_solution`` are optional.
+KEYS = ("record_id", "question", "gold_answer")
 
 
 def detect(source: GoldSource) -> bool:
@@ -27,7 +29,8 @@ def detect(source: GoldSource) -> bool:
 
 
 def read(source: GoldSource) -> GoldDataset:
-    """One row per ``(record_id, turn)``; the turns of each record count 0, 1, 2, ... with no gaps."""
+    """One row per ``(record_id, turn)``; the turns of each record count 0, 1, 2, ... with no gaps
+    (without a ``turn`` column, one row per record, turn 0)."""
     items = source.records or []
     columns = source.columns if source.columns is not None else list(items[0][1])
     return _plain_table(source.path, items, columns)
@@ -56,12 +59,14 @@ def _plain_table(path: Path, items: list[tuple[str, Any]], columns: Sequence[str
             str(path),
             f"missing column {', '.join(repr(m) for m in missing)} (columns found: {', '.join(list(columns)[:12])})",
             field=missing[0],
-            fix="give a table with columns record_id, turn, question, gold_answer (and optionally gold_program)",
+            fix="give a table with columns record_id, question, gold_answer (and turn, counting from 0, "
+            "when a record has several turns; optionally gold_program, gold_solution)",
         )
     if not items:
         raise InputError(str(path), "no turns found", fix="give a file with at least one row")
     rows: list[dict[str, Any]] = []
     seen: dict[tuple[str, int], str] = {}
+    has_turns = "turn" in columns
     for where, raw in items:
         obj = require_object(path, raw, where)
         record_id = obj.get("record_id")
@@ -79,7 +84,15 @@ def _plain_table(path: Path, items: list[tuple[str, Any]], columns: Sequence[str
                     field=name,
                     fix="give the value as text or a number",
                 )
-        key = (str(record_id), _table_turn(path, where, obj.get("turn")))
+        key = (str(record_id), _table_turn(path, where, obj.get("turn")) if has_turns else 0)
+        if key in seen and not has_turns:
+            raise InputError(
+                str(path),
+                f"record id '{key[0]}' appears again (first at {seen[key]}) in a table without a turn column",
+                location=where,
+                field="record_id",
+                fix="keep one row per record, or add a turn column (0, 1, 2, ... within each record)",
+            )
         if key in seen:
             raise InputError(
                 str(path),

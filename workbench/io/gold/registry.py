@@ -144,7 +144,7 @@ def _unrecognised(path: Path, location: str, found: object) -> InputError:
             "(a list of records with 'annotation'), outputs that carry gold "
             "(a list of records with 'conversation' and 'financial_report'), GSM8K JSON Lines "
             "({question, answer} with '#### <answer>'), MATH-style {problem, solution} records, "
-            "or a table with columns record_id, turn, question, gold_answer"
+            "or a table with columns record_id, question, gold_answer (and turn, when records have several)"
         ),
     )
 
