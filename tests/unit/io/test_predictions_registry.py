@@ -21,6 +21,7 @@ def _reader_of(path: Path) -> str | None:
 
 def test_readers_and_shapes_in_the_documented_order() -> None:
     assert [r.name for r in READERS] == [
+        "Inspect AI log",
         "OpenAI GSM8K",
         "ToRA",
         "program-of-thoughts",

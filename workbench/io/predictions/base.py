@@ -76,7 +76,8 @@ class PredictionSource:
     path
         The file.
     kind
-        ``"lines"`` (JSON Lines), ``"json"`` or ``"table"`` (CSV, TSV, Parquet).
+        ``"lines"`` (JSON Lines), ``"json"``, ``"table"`` (CSV, TSV, Parquet) or ``"eval"`` (an
+        Inspect AI ``.eval`` log, a zip read by its reader from ``path``).
     lines
         JSON Lines: ``(line number, object)`` pairs.
     document
@@ -86,7 +87,7 @@ class PredictionSource:
     """
 
     path: Path
-    kind: Literal["lines", "json", "table"]
+    kind: Literal["lines", "json", "table", "eval"]
     lines: list[tuple[int, dict[str, Any]]] | None = None
     document: Any = None
     table: Rows | None = None

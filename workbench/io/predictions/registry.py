@@ -20,6 +20,7 @@ from workbench.io.predictions.canonical import SHAPE as CANONICAL
 from workbench.io.predictions.columnmap import ANSWER_COLUMNS, MAP_NAMES, ColumnMap
 from workbench.io.predictions.ghchen99_predictions import READER as GHCHEN99_PREDICTIONS
 from workbench.io.predictions.ghchen99_results import READER as GHCHEN99_RESULTS
+from workbench.io.predictions.inspect_log import READER as INSPECT_LOG
 from workbench.io.predictions.lm_eval_samples import READER as LM_EVAL_SAMPLES
 from workbench.io.predictions.openai_gsm8k import READER as OPENAI_GSM8K
 from workbench.io.predictions.program_of_thoughts import READER as PROGRAM_OF_THOUGHTS
@@ -30,6 +31,7 @@ __all__ = ["READERS", "SHAPES", "read_source", "read_rows", "detect_map"]
 
 #: The formats read by an adapter, in the order they are tried.
 READERS: tuple[PredictionReader, ...] = (
+    INSPECT_LOG,
     OPENAI_GSM8K,
     TORA,
     PROGRAM_OF_THOUGHTS,
@@ -55,6 +57,11 @@ def read_source(path: Path) -> PredictionSource:
         return PredictionSource(path, "lines", lines=list(iter_json_lines(path)))
     if suffix == ".json":
         return PredictionSource(path, "json", document=read_json(path))
+    if suffix == ".eval":
+        if not path.is_file():  # read by inspect_ai.log, later
+            problem = "is not a file" if path.exists() else "file not found"
+            raise InputError(str(path), problem, fix="check the path")
+        return PredictionSource(path, "eval")
     if suffix in (".csv", ".tsv"):
         frame, locations = read_csv(path)
         return PredictionSource(path, "table", table=Rows(frame.to_dicts(), locations, frame.columns))
@@ -65,7 +72,7 @@ def read_source(path: Path) -> PredictionSource:
     raise InputError(
         str(path),
         f"unknown file type '{suffix or '(none)'}'",
-        fix="give a .jsonl, .json, .csv or .parquet file",
+        fix="give a .jsonl, .json, .csv or .parquet file, or an Inspect AI log (.eval)",
     )
 
 

@@ -1,0 +1,119 @@
+"""Inspect AI logs as predictions: recognised by suffix or header, one row per sample and epoch,
+Inspect's score kept as the upstream verdict, and one line saying how to install the extra.
+
+``epochs2.eval`` was written by a real ``inspect eval`` run of ``tests/fixtures/inspect/task.py``
+with the mock model (three samples, two epochs; see the task's docstring).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.errors import InputError
+from workbench.io.predictions import load_predictions
+from workbench.io.predictions.inspect_log import INSTALL, detect, upstream_verdict
+from workbench.io.predictions.registry import read_rows, read_source
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "inspect"
+EPOCHS2 = FIXTURES / "epochs2.eval"
+
+pytest.importorskip("inspect_ai")
+
+
+def test_an_eval_log_gives_one_row_per_sample_and_epoch() -> None:
+    table = load_predictions(EPOCHS2)
+    rows = {r["record_id"]: r for r in table.iter_rows(named=True)}
+    assert sorted(rows) == ["ducks#1", "ducks#2", "girls#1", "girls#2", "sprints#1", "sprints#2"]
+    assert set(table["turn"]) == {0} and set(table["system"]) == {"mockllm/model"}
+    girls = rows["girls#2"]
+    assert girls["gold_answer"] == "33.33" and girls["upstream_answer"] == "33.333"
+    assert girls["upstream_correct"] is False
+    assert girls["raw_output"].endswith("The answer is 33.333 percent.")
+    assert girls["question"].startswith("A class has 30 students and 10 of them are girls.")
+    assert girls["source_location"] == "sample girls, epoch 2"
+    assert [rows[f"{s}#1"]["upstream_correct"] for s in ("ducks", "sprints")] == [True, False]
+    assert rows["sprints#1"]["upstream_answer"] == "360" and rows["sprints#1"]["gold_answer"] == "540"
+
+
+def test_system_given_by_the_caller_replaces_the_model_name() -> None:
+    assert set(load_predictions(EPOCHS2, system="mock")["system"]) == {"mock"}
+
+
+def test_a_json_log_is_recognised_before_the_plain_json_readers(tmp_path: Path) -> None:
+    """The same log as JSON (what ``--log-format json`` writes): read by the Inspect reader."""
+    inspect_log = pytest.importorskip("inspect_ai.log")
+    log = inspect_log.read_eval_log(str(EPOCHS2))
+    path = tmp_path / "run.json"
+    inspect_log.write_eval_log(log, str(path), format="json")
+    assert detect(read_source(path))
+    rows = read_rows(path)
+    assert len(rows.records) == 6 and rows.records[0]["system"] == "mockllm/model"
+    assert {r["record_id"] for r in rows.records} == {f"{s}#{e}" for s in ("ducks", "girls", "sprints") for e in (1, 2)}
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        [{"record_id": "r", "turn": 0, "predicted_answer": "1"}],
+        {"results": [{"question_id": "a-0"}]},
+        {"version": 2, "eval": {"task": "t"}},  # no model: not an Inspect header
+        {"eval": {"task": "t", "model": "m"}},  # no version
+    ],
+)
+def test_other_json_is_not_an_inspect_log(tmp_path: Path, document: object) -> None:
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert not detect(read_source(path))
+
+
+def test_the_missing_extra_is_one_line_naming_the_file_and_the_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Without inspect-ai (its import blocked), reading a log says which file, that it is an
+    Inspect log, and how to install the extra: one line, no traceback."""
+    path = tmp_path / "run.eval"
+    shutil.copy(EPOCHS2, path)
+    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)  # `import inspect_ai.log` raises ImportError
+    with pytest.raises(InputError) as caught:
+        load_predictions(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: this is an Inspect AI log, and reading it needs the inspect-ai package")
+    assert message.endswith("Fix: pip install 'workbench[inspect]'") and INSTALL in message
+
+
+def test_a_broken_eval_file_is_one_clear_line(tmp_path: Path) -> None:
+    path = tmp_path / "broken.eval"
+    path.write_bytes(b"not a zip file at all")
+    with pytest.raises(InputError, match=r"broken\.eval: cannot read this Inspect AI log \(") as caught:
+        load_predictions(path)
+    assert "\n" not in str(caught.value) and "inspect log dump" in str(caught.value)
+
+
+def test_a_missing_eval_file_is_reported_before_inspect_is_asked(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="file not found"):
+        read_source(tmp_path / "nowhere.eval")
+
+
+def test_a_log_without_samples_says_so(tmp_path: Path) -> None:
+    inspect_log = pytest.importorskip("inspect_ai.log")
+    log = inspect_log.read_eval_log(str(EPOCHS2))
+    log.samples = None
+    path = tmp_path / "headers.json"
+    inspect_log.write_eval_log(log, str(path), format="json")
+    with pytest.raises(InputError, match="the Inspect AI log holds no samples .*--no-log-samples"):
+        load_predictions(path)
+
+
+@pytest.mark.parametrize(
+    ("value", "verdict"),
+    [("C", True), ("I", False), ("c", True), ("N", False), ("P", None), (1, True), (0, False), (1.0, True)]
+    + [(0.0, False), (True, True), (False, False), (0.5, None), ("yes", None), ({"a": 1}, None), (None, None)],
+)
+def test_upstream_verdict_reads_inspects_score_values(value: object, verdict: bool | None) -> None:
+    assert upstream_verdict(value) is verdict
