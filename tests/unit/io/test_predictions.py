@@ -7,6 +7,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench.errors import InputError, UsageError
 from workbench.io.predictions import (
@@ -270,6 +272,34 @@ def test_a_map_needs_a_record_id_and_an_answer_and_lists_the_names(tmp_path: Pat
     for error in (no_id, no_answer):
         assert all(name in str(error.value) for name in PREDICTION_TARGETS)
     check_map(path, parse_column_map("record_id=id,raw_output=response"), ["id", "response"])  # no turn: fine
+
+
+_COLUMN = st.text(st.characters(codec="utf-8", exclude_characters=",=:"), min_size=1, max_size=12).filter(
+    lambda c: c.strip() == c and c != ""
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from([n for n in PREDICTION_TARGETS if n != "turn"]), _COLUMN, min_size=1),
+    st.one_of(st.none(), st.tuples(_COLUMN, st.sampled_from([0, 1]))),
+)
+def test_a_map_reads_back_what_was_written(columns: dict[str, str], turn: tuple[str, int] | None) -> None:
+    parts = [f"{name}={column}" for name, column in columns.items()]
+    if turn is not None:
+        parts.append(f"turn={turn[0]}:{turn[1]}")
+    cmap = parse_column_map(", ".join(parts))
+    expected = dict(columns) if turn is None else {**columns, "turn": turn[0]}
+    assert cmap.columns == expected
+    assert cmap.turn_base == (0 if turn is None else turn[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(_COLUMN.filter(lambda name: name not in PREDICTION_TARGETS), _COLUMN)
+def test_an_unknown_map_name_is_refused_with_every_name(name: str, column: str) -> None:
+    with pytest.raises(UsageError) as info:
+        parse_column_map(f"record_id=id,{name}={column}")
+    assert str(info.value).endswith("Fix: use one of " + ", ".join(PREDICTION_TARGETS))
 
 
 # --------------------------------------------------------------------------- single-turn files (issue 20)
