@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from workbench.cli import main
+from workbench.pipeline.run import open_run
 from workbench.schema import PREDICTION_TARGETS
 
 REPO = Path(__file__).resolve().parents[3]
@@ -132,6 +133,14 @@ def test_a_plain_table_declared_math_grades_with_the_math_rules(
     # a plain table reads a bare 42 as 42% of the gold 0.42; MATH never does, and reads 2k as LaTeX (a product)
     assert graded["auto"][1] == [(True, "percent_reading"), (True, "exact"), (True, "exact"), (True, "exact")]
     assert graded["math"][1] == [(False, "percent_confusion"), (True, "exact"), (True, "symbolic"), (True, "exact")]
+    # the folder opens again as graded: under the benchmark it records, without grading
+    reopened = open_run(tmp_path / "math")
+    assert (reopened.gold.benchmark, reopened.kind, reopened.graded.policy.numbers.latex_gold) == (
+        "math",
+        "latex",
+        True,
+    )
+    assert reopened.turns.sort("record_id")["correct"].to_list() == [False, True, True, True]
 
 
 def test_a_benchmark_that_contradicts_a_dataset_is_still_refused(
