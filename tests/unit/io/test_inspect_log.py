@@ -117,3 +117,28 @@ def test_a_log_without_samples_says_so(tmp_path: Path) -> None:
 )
 def test_upstream_verdict_reads_inspects_score_values(value: object, verdict: bool | None) -> None:
     assert upstream_verdict(value) is verdict
+
+
+def test_chat_inputs_target_lists_empty_completions_and_several_scorers(tmp_path: Path) -> None:
+    """One epoch: plain ids (a number as text); the last user message of a chat input is the
+    question; the first target of a list is the gold; an empty completion falls back to the last
+    assistant message; the eval's first scorer gives the upstream verdict, whatever the order of
+    the sample's scores."""
+    inspect_log = pytest.importorskip("inspect_ai.log")
+    model = pytest.importorskip("inspect_ai.model")
+    scorer = pytest.importorskip("inspect_ai.scorer")
+    log = inspect_log.read_eval_log(str(EPOCHS2))
+    ducks, girls, sprints = sorted((s for s in log.samples if s.epoch == 1), key=lambda s: str(s.id))
+    ducks.id = 7
+    ducks.input = [model.ChatMessageSystem(content="Answer with a number."), model.ChatMessageUser(content="How many?")]
+    ducks.target = ["18", "18.0"]
+    girls.output = model.ModelOutput(model="mockllm/model", choices=[])
+    sprints.scores = {"other": scorer.Score(value=1.0, answer="540"), "match": scorer.Score(value="I", answer="360")}
+    log.samples = [ducks, girls, sprints]
+    path = tmp_path / "edited.json"
+    inspect_log.write_eval_log(log, str(path), format="json")
+    rows = {r["record_id"]: r for r in load_predictions(path).iter_rows(named=True)}
+    assert sorted(rows) == ["7", "girls", "sprints"]
+    assert (rows["7"]["question"], rows["7"]["gold_answer"], rows["7"]["upstream_correct"]) == ("How many?", "18", True)
+    assert rows["girls"]["raw_output"].endswith("The answer is 33.333 percent.")
+    assert (rows["sprints"]["upstream_correct"], rows["sprints"]["upstream_answer"]) == (False, "360")

@@ -120,7 +120,7 @@ def read(source: PredictionSource) -> Rows:
     path = source.path
     log_module = _inspect_log(source)
     try:
-        log = log_module.read_eval_log(str(path))
+        log = log_module.read_eval_log(str(path), exclude_fields={"events"})  # events are the bulk of a log
     except Exception as exc:  # Inspect raises ValueError, KeyError, zip and pydantic errors
         raise InputError(
             str(path),
