@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from workbench.errors import InputError
 from workbench.io.predictions import load_predictions
@@ -142,3 +144,26 @@ def test_chat_inputs_target_lists_empty_completions_and_several_scorers(tmp_path
     assert (rows["7"]["question"], rows["7"]["gold_answer"], rows["7"]["upstream_correct"]) == ("How many?", "18", True)
     assert rows["girls"]["raw_output"].endswith("The answer is 33.333 percent.")
     assert (rows["sprints"]["upstream_correct"], rows["sprints"]["upstream_answer"]) == (False, "360")
+
+
+_SCORE_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@given(_SCORE_VALUES)
+def test_upstream_verdict_is_a_verdict_or_none_for_any_score_value(value: object) -> None:
+    """Whatever a scorer stored, the verdict is True, False or None, and only C/I/N, 1/0 and
+    booleans give one."""
+    verdict = upstream_verdict(value)
+    assert verdict in (True, False, None)
+    if isinstance(value, bool):
+        assert verdict is value
+    elif isinstance(value, str):
+        assert verdict == {"C": True, "I": False, "N": False}.get(value.strip().upper())
+    elif isinstance(value, int | float):
+        assert verdict == ({0: False, 1: True}.get(value) if value in (0, 1) else None)
+    else:
+        assert verdict is None
