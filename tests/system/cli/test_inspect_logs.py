@@ -2,12 +2,13 @@
 graded by ``workbench grade LOG`` (no dataset: the targets travel in the log) and reported by
 ``workbench report``.
 
-The task (``tests/fixtures/inspect/task.py``) has six GSM8K-style samples scored by
-``match(numeric=True)``: ``ducks``, ``robe`` and ``house`` are right and ``sprints`` and
-``glasses`` wrong for both graders; ``girls`` answers ``33.333`` percent for the gold ``33.33``,
-which Inspect's scorer (no numeric tolerance) marks wrong and ours (relative tolerance 0.001)
-right. ``inspect eval`` runs once for the module, in a network namespace of its own when the
-system allows one (``unshare -rn``): the mock model needs no host.
+The task (``tests/fixtures/inspect/task.py``) has seven GSM8K samples scored by
+``match(numeric=True)``: six GSM8K test questions answered by GPT-3's real solutions (lines 0, 1
+and 3 right, 2, 5 and 313 wrong for both graders; on 313 Inspect's stored answer '1.2001e+05' is
+not what the model wrote, so we read '120,006' from the output) and one written percent answer,
+``33.333`` for the gold ``33.33``, which Inspect's scorer (no numeric tolerance) marks wrong and
+ours (relative tolerance 0.001) right. ``inspect eval`` runs once for the module, in a network
+namespace of its own when the system allows one (``unshare -rn``): the mock model needs no host.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ TASK_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "inspect"
 INSPECT = Path(sys.executable).with_name("inspect")
 
 #: What Inspect's ``match(numeric=True)`` says, and what we say, sample by sample.
-UPSTREAM = {"ducks": True, "robe": True, "house": True, "sprints": False, "girls": False, "glasses": False}
-OURS = {**UPSTREAM, "girls": True}
+UPSTREAM = {f"gsm8k-{i}": i in (0, 1, 3) for i in (0, 1, 2, 3, 5, 313)} | {"written-percent": False}
+OURS = {**UPSTREAM, "written-percent": True}
 
 
 def _offline(command: list[str]) -> list[str]:
@@ -82,18 +83,20 @@ def test_grade_reads_the_log_without_a_dataset(
     summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
     assert summary["dataset"]["layout"] == "carried-in-predictions" and summary["dataset"]["benchmark"] == "gsm8k"
     metrics = summary["systems"]["mockllm/model"]
-    assert (metrics["n_turns"], metrics["n_turns_correct"], metrics["n_unmatched"]) == (6, 4, 0)
+    assert (metrics["n_turns"], metrics["n_turns_correct"], metrics["n_unmatched"]) == (7, 4, 0)
     assert (metrics["n_upstream_correct"], metrics["n_upstream_disagreements"]) == (3, 1)
     turns = pl.read_parquet(tmp_path / "turns.parquet")
-    assert turns.height == 6 and set(turns["turn"]) == {0}
+    assert turns.height == 7 and set(turns["turn"]) == {0}
     rows = {r["record_id"]: r for r in turns.iter_rows(named=True)}
     assert {k: r["upstream_correct"] for k, r in rows.items()} == UPSTREAM
     assert {k: r["correct"] for k, r in rows.items()} == OURS
-    girls = rows["girls"]
-    assert (girls["gold_answer"], girls["answer"], girls["answer_source"]) == ("33.33", "33.333", "upstream")
-    assert girls["reason"] == "rel_tolerance"
-    assert rows["sprints"]["reason"] == "wrong_value" and rows["sprints"]["answer"] == "360"
-    assert "mockllm/model: turn execution accuracy 66.7% (4/6)" in out
+    written = rows["written-percent"]
+    assert (written["gold_answer"], written["answer"], written["answer_source"]) == ("33.33", "33.333", "upstream")
+    assert written["reason"] == "rel_tolerance"
+    chile = rows["gsm8k-313"]
+    assert (chile["answer"], chile["answer_source"], chile["reason"]) == ("120,006", "flex", "rounding")
+    assert rows["gsm8k-2"]["reason"] == "wrong_value" and rows["gsm8k-2"]["answer"] == "65000"
+    assert "mockllm/model: turn execution accuracy 57.1% (4/7)" in out
 
 
 def test_report_shows_where_we_and_inspect_disagree(logs: dict[str, Path], tmp_path: Path) -> None:
@@ -102,7 +105,7 @@ def test_report_shows_where_we_and_inspect_disagree(logs: dict[str, Path], tmp_p
     assert code == 0
     (verdicts,) = tmp_path.glob("*.verdicts.parquet")
     table = pl.read_parquet(verdicts)
-    assert table.height == 6 and dict(zip(table["record_id"], table["correct"], strict=True)) == OURS
+    assert table.height == 7 and dict(zip(table["record_id"], table["correct"], strict=True)) == OURS
     (graded,) = tmp_path.glob("*.graded")
     turns = pl.read_parquet(graded / "turns.parquet")
     assert dict(zip(turns["record_id"], turns["upstream_correct"], strict=True)) == UPSTREAM
@@ -110,8 +113,8 @@ def test_report_shows_where_we_and_inspect_disagree(logs: dict[str, Path], tmp_p
     html = page.read_text(encoding="utf-8")
     assert "GSM8K error report" in html and "1 verdicts differ from the upstream grader" in html
     section = html.split("Where our verdict differs from the upstream one", 1)[1].split("Failed problems", 1)[0]
-    assert "girls" in section and "rel_tolerance" in section
-    assert "ducks" not in section and "sprints" not in section
+    assert "written-percent" in section and "rel_tolerance" in section
+    assert "gsm8k-" not in section
 
 
 def test_without_the_extra_grade_says_how_to_install_it(

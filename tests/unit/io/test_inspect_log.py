@@ -30,16 +30,27 @@ pytest.importorskip("inspect_ai")
 def test_an_eval_log_gives_one_row_per_sample_and_epoch() -> None:
     table = load_predictions(EPOCHS2)
     rows = {r["record_id"]: r for r in table.iter_rows(named=True)}
-    assert sorted(rows) == ["ducks#1", "ducks#2", "girls#1", "girls#2", "sprints#1", "sprints#2"]
+    ids = ("gsm8k-0", "gsm8k-313", "written-percent")
+    assert sorted(rows) == sorted(f"{i}#{e}" for i in ids for e in (1, 2))
     assert set(table["turn"]) == {0} and set(table["system"]) == {"mockllm/model"}
-    girls = rows["girls#2"]
-    assert girls["gold_answer"] == "33.33" and girls["upstream_answer"] == "33.333"
-    assert girls["upstream_correct"] is False
-    assert girls["raw_output"].endswith("The answer is 33.333 percent.")
-    assert girls["question"].startswith("A class has 30 students and 10 of them are girls.")
-    assert girls["source_location"] == "sample girls, epoch 2"
-    assert [rows[f"{s}#1"]["upstream_correct"] for s in ("ducks", "sprints")] == [True, False]
-    assert rows["sprints#1"]["upstream_answer"] == "360" and rows["sprints#1"]["gold_answer"] == "540"
+    written = rows["written-percent#2"]
+    assert written["gold_answer"] == "33.33" and written["upstream_answer"] == "33.333"
+    assert written["upstream_correct"] is False
+    assert written["raw_output"].endswith("The answer is 33.333 percent.")
+    assert written["question"].startswith("A class has 30 students and 10 of them are girls.")
+    assert written["source_location"] == "sample written-percent, epoch 2"
+    ducks = rows["gsm8k-0#1"]
+    assert (ducks["upstream_correct"], ducks["upstream_answer"], ducks["gold_answer"]) == (True, "18", "18")
+    assert ducks["question"].startswith("Janet\u2019s ducks lay 16 eggs per day.")
+
+
+def test_an_answer_inspect_rewrote_is_not_the_upstream_answer() -> None:
+    """GPT-3's '120,006' (GSM8K test line 313, gold 120000): Inspect's match() scores it wrong and
+    stores the answer '1.2001e+05', a number the model did not write (within 0.1% of the gold):
+    the grader must read the output instead."""
+    chile = {r["record_id"]: r for r in load_predictions(EPOCHS2).iter_rows(named=True)}["gsm8k-313#1"]
+    assert chile["upstream_correct"] is False and chile["upstream_answer"] is None
+    assert chile["raw_output"].endswith("A: 120,006") and chile["gold_answer"] == "120000"
 
 
 def test_system_given_by_the_caller_replaces_the_model_name() -> None:
@@ -55,7 +66,8 @@ def test_a_json_log_is_recognised_before_the_plain_json_readers(tmp_path: Path) 
     assert detect(read_source(path))
     rows = read_rows(path)
     assert len(rows.records) == 6 and rows.records[0]["system"] == "mockllm/model"
-    assert {r["record_id"] for r in rows.records} == {f"{s}#{e}" for s in ("ducks", "girls", "sprints") for e in (1, 2)}
+    ids = ("gsm8k-0", "gsm8k-313", "written-percent")
+    assert {r["record_id"] for r in rows.records} == {f"{i}#{e}" for i in ids for e in (1, 2)}
 
 
 @pytest.mark.parametrize(
@@ -130,20 +142,20 @@ def test_chat_inputs_target_lists_empty_completions_and_several_scorers(tmp_path
     model = pytest.importorskip("inspect_ai.model")
     scorer = pytest.importorskip("inspect_ai.scorer")
     log = inspect_log.read_eval_log(str(EPOCHS2))
-    ducks, girls, sprints = sorted((s for s in log.samples if s.epoch == 1), key=lambda s: str(s.id))
+    ducks, chile, written = sorted((s for s in log.samples if s.epoch == 1), key=lambda s: str(s.id))
     ducks.id = 7
     ducks.input = [model.ChatMessageSystem(content="Answer with a number."), model.ChatMessageUser(content="How many?")]
     ducks.target = ["18", "18.0"]
-    girls.output = model.ModelOutput(model="mockllm/model", choices=[])
-    sprints.scores = {"other": scorer.Score(value=1.0, answer="540"), "match": scorer.Score(value="I", answer="360")}
-    log.samples = [ducks, girls, sprints]
+    written.output = model.ModelOutput(model="mockllm/model", choices=[])
+    chile.scores = {"other": scorer.Score(value=1.0, answer="120,006"), "match": scorer.Score(value="I", answer="6")}
+    log.samples = [ducks, chile, written]
     path = tmp_path / "edited.json"
     inspect_log.write_eval_log(log, str(path), format="json")
     rows = {r["record_id"]: r for r in load_predictions(path).iter_rows(named=True)}
-    assert sorted(rows) == ["7", "girls", "sprints"]
+    assert sorted(rows) == ["7", "gsm8k-313", "written-percent"]
     assert (rows["7"]["question"], rows["7"]["gold_answer"], rows["7"]["upstream_correct"]) == ("How many?", "18", True)
-    assert rows["girls"]["raw_output"].endswith("The answer is 33.333 percent.")
-    assert (rows["sprints"]["upstream_correct"], rows["sprints"]["upstream_answer"]) == (False, "360")
+    assert rows["written-percent"]["raw_output"].endswith("The answer is 33.333 percent.")
+    assert (rows["gsm8k-313"]["upstream_correct"], rows["gsm8k-313"]["upstream_answer"]) == (False, "6")
 
 
 _SCORE_VALUES = st.recursive(

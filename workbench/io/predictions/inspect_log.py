@@ -15,7 +15,7 @@ from typing import Any
 from workbench.errors import InputError
 from workbench.io.predictions.base import ADAPTER_COLUMNS, PredictionReader, PredictionSource, Rows, first_item, text
 
-__all__ = ["READER", "detect", "read", "upstream_verdict", "INSTALL"]
+__all__ = ["READER", "detect", "read", "upstream_verdict", "upstream_answer", "INSTALL"]
 
 #: What a user without the extra is told to run.
 INSTALL = "pip install 'workbench[inspect]'"
@@ -91,6 +91,33 @@ def _raw_output(sample: Any) -> str | None:
     return _message_text(assistants[-1]) if assistants else None
 
 
+def upstream_answer(answer: Any, raw_output: str | None) -> str | None:
+    """Inspect's answer (``score.answer``) when it is an answer the model gave: written as it is
+    in the output, and not the whole output.
+
+    ``match(numeric=True)`` re-writes the number it reads to five significant digits
+    (``"1.2001e+05"`` for ``"120,006"``), and ``includes()`` keeps the whole output: neither is
+    an extracted answer, and the grader reads the output itself instead.
+
+    Examples
+    --------
+    >>> upstream_answer("33.333", "so 33.333 percent. The answer is 33.333 percent.")
+    '33.333'
+    >>> upstream_answer("1.2001e+05", "Today's population is 120,000+6 = 120,006\\nA: 120,006") is None
+    True
+    >>> upstream_answer("The answer is 4", "The answer is 4") is None
+    True
+    >>> upstream_answer("4", None)
+    '4'
+    """
+    answer = text(answer)
+    if answer is None or not answer.strip() or raw_output is None:
+        return answer
+    if answer.strip() == raw_output.strip() or answer.strip() not in raw_output:
+        return None
+    return answer
+
+
 def _score(scores: Mapping[str, Any] | None, order: Sequence[str]) -> Any:
     """The score of the eval's first scorer that scored the sample (``None`` when unscored)."""
     if not scores:
@@ -107,9 +134,10 @@ def read(source: PredictionSource) -> Rows:
     ``system`` is the eval's model (``eval.model``, e.g. ``"openai/gpt-4o"``; ``--system`` gives
     another name). ``raw_output`` is ``output.completion`` (else the last assistant message),
     ``question`` the input (the last user message of a chat input), ``gold_answer`` the
-    ``target`` (the first, when it is a list). ``upstream_correct`` and ``upstream_answer`` are the
-    ``value`` (``C``/``I``, 1/0, true/false; see :func:`upstream_verdict`) and ``answer`` of the
-    score of the eval's first scorer.
+    ``target`` (the first, when it is a list). ``upstream_correct`` is the ``value`` of the score
+    of the eval's first scorer (``C``/``I``, 1/0, true/false; see :func:`upstream_verdict`), and
+    ``upstream_answer`` its ``answer`` when the output holds it as written (see
+    :func:`upstream_answer`): the main policy grades that answer, else what it extracts itself.
 
     Raises
     ------
@@ -142,16 +170,17 @@ def read(source: PredictionSource) -> Rows:
         sample_id = text(sample.id)
         record_id = f"{sample_id}#{sample.epoch}" if epochs else sample_id
         score = _score(sample.scores, order)
+        raw_output = _raw_output(sample)
         records.append(
             {
                 "record_id": record_id,
                 "turn": 0,
                 "system": log.eval.model,
-                "raw_output": _raw_output(sample),
+                "raw_output": raw_output,
                 "question": _question(sample.input),
                 "gold_answer": text(first_item(sample.target)),
                 "upstream_correct": upstream_verdict(getattr(score, "value", None)),
-                "upstream_answer": getattr(score, "answer", None),
+                "upstream_answer": upstream_answer(getattr(score, "answer", None), raw_output),
             }
         )
         locations.append(f"sample {sample_id}, epoch {sample.epoch}")
