@@ -23,7 +23,9 @@ Shapes recognised without a map, one module each (adapters tried in the order of
 * Program-of-thoughts outputs ``{question, answer, executed, generated}``, few-shot prompt
   lines skipped with a warning (:mod:`~workbench.io.predictions.program_of_thoughts`);
 * lm-evaluation-harness ``samples_<task>_<date>.jsonl`` logs, one row per ``doc_id``
-  (:mod:`~workbench.io.predictions.lm_eval_samples`).
+  (:mod:`~workbench.io.predictions.lm_eval_samples`);
+* Inspect AI logs (``.eval``, or ``.json`` with an ``eval`` header), one row per sample and
+  epoch, read through ``inspect_ai.log`` (extra ``inspect``; :mod:`~workbench.io.predictions.inspect_log`).
 
 Gold that travels inside the outputs fills ``question``, ``gold_answer``, ``gold_solution``, and
 the upstream grader's verdict ``upstream_correct``. Rows of GSM8K files without ids (OpenAI,
