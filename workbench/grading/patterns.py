@@ -65,6 +65,11 @@ __all__ = [
     "UNESCAPED_DOLLAR",
     "BOX_LIST_GAP",
     "DIGITS_APART",
+    "FAST_TEXT",
+    "FAST_NUMBER",
+    "TEXT_NUMBER_AFTER",
+    "FAST_NUMBER_UNSAFE",
+    "FAST_BOX",
 ]
 
 #: Characters that people and models use for a minus sign: U+2212 MINUS SIGN, the dashes
@@ -306,3 +311,39 @@ BOX_LIST_GAP = re.compile(r"^[\s$,]*(?:(?:and|or)[\s$,]*)?(?:[A-Za-z]\s*=\s*)?$"
 
 #: Two numbers side by side with only spaces between them (``9 0``, ``3.5 0``).
 DIGITS_APART = re.compile(r"\d\s+[-+]?\.?\d")
+
+# --------------------------------------------------------------------------- fast path (issue 21)
+# Pattern *strings* for polars (Rust's regex engine: no lookaround, no backreferences), used by
+# :mod:`workbench.pipeline.fastpath`. They decide which outputs and answers the vectorised path
+# accepts; everything else falls through to the cascade above, so each one is narrower than the
+# Python pattern it stands for, never wider.
+
+#: Text the fast path reads at all: printable ASCII, tab, newline, carriage return, and the
+#: typographic marks real outputs hold (quotes, dashes, the minus sign, ×, ÷, €, ¢), none of them a
+#: letter, digit, space or mark. On it, Python's and Rust's ``\s``, ``\w``, ``\d`` and case folding
+#: agree (elsewhere they do not: Python's ``\s`` takes ``\x1c``-``\x1f``, its ``\w`` takes ``¾``,
+#: Rust's takes combining marks; ``ſ`` folds to ``s``), so the patterns below match alike.
+FAST_TEXT = "^[\t\n\r\x20-\x7e\u2018\u2019\u201c\u201d\u2013\u2014\u2212\u20ac\u00d7\u00f7\u00a2]*$"
+
+#: An answer the fast path compares: a plain number, optionally negative, with a ``$`` before and
+#: a ``%`` after (``-$1,234.5``, ``12.57%``), no exponent and no space: what
+#: :data:`WHOLE_NUMBER_ANSWER` reads with nothing left for normalisation to change.
+FAST_NUMBER = r"^(?P<neg>-)?(?P<cur>\$)?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?P<pct>%)?$"
+
+#: :data:`TEXT_NUMBER` without its lookbehind and lookahead, for polars: the character before the
+#: number (not a word character or ``.``) is matched instead of looked at, so the text is read with
+#: one space in front. This reads what :data:`TEXT_NUMBER` reads except after a number that ends in
+#: ``%`` (its character was taken) and where its lookahead (``3/4.5``) would apply: the fast path
+#: sends texts with either (:data:`FAST_NUMBER_UNSAFE`) to the cascade.
+TEXT_NUMBER_AFTER = (
+    rf"[^\w.](?P<number>[-{MINUS_CHARS}]?(?:\$ ?)?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?"
+    rf"(?:[eE][-+]?\d+)?(?: ?/ ?\d+)?%?|[-{MINUS_CHARS}]?\.\d+%?)"
+)
+
+#: Where :data:`TEXT_NUMBER_AFTER` and :data:`TEXT_NUMBER` may read differently: a ``%`` followed by
+#: what can start a number, or a fraction followed by decimals.
+FAST_NUMBER_UNSAFE = r"%[-$.0-9]|/ ?\d+\.\d"
+
+#: What follows the only ``\boxed`` of an output when it is one balanced box whose content has no
+#: brace and no backslash (the box the fast path reads; brace matching finds the same content).
+FAST_BOX = r"^\s*\{(?P<content>[^{}\\]*)\}"

@@ -25,6 +25,7 @@ from workbench.grading.status import GradeStatus, MatchReason
 from workbench.grading.turn import grade_turn, prefetch_turns
 from workbench.io.gold import GoldDataset
 from workbench.parallel import distinct, map_chunks, same_tables
+from workbench.pipeline import fastpath
 from workbench.quality.checks import run_checks, top_category
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS
 
@@ -195,6 +196,82 @@ def _grade_chunk(
 _on_distinct: Callable[[int], None] | None = None
 
 
+#: The turn columns a grade fills (see :func:`_grade_chunk`).
+_TURN = {
+    "answer_source": pl.String(),
+    "answer": pl.String(),
+    "extraction_rule": pl.String(),
+    "correct": pl.Boolean(),
+    "status": pl.String(),
+    "reason": pl.String(),
+    "detail": pl.String(),
+    "pred_value": pl.Float64(),
+    "program_status": pl.String(),
+    "program_correct": pl.Boolean(),
+    "program_detail": pl.String(),
+    "program_credit": pl.Float64(),
+}
+
+
+def _fast_grades(
+    unique: pl.DataFrame,
+    tables: dict[str, TableRows],
+    policy: GradingPolicy,
+    also: Sequence[GradingPolicy],
+    kind: AnswerKind,
+    workers: int | None,
+) -> tuple[pl.Series, pl.DataFrame, pl.DataFrame]:
+    """The distinct inputs the fast path decides (:func:`workbench.pipeline.fastpath.decide`):
+    their indices, their turn columns (``_key`` first) and their policy rows (``_key``, ``_p``
+    first), the policies it does not model graded by the cascade."""
+    ordered = [policy, *[p for p in also if p.name != policy.name]]
+    empty = pl.Series("_key", [], dtype=pl.UInt32)
+    if not fastpath.models(policy):
+        return empty, pl.DataFrame(), pl.DataFrame()
+    rows, grades = fastpath.decide(unique.filter(pl.col("_has_prediction")), ordered, kind)
+    if rows.is_empty():
+        return empty, pl.DataFrame(), pl.DataFrame()
+    predicted = unique.with_row_index("_key").filter(pl.col("_has_prediction"))["_key"]
+    keys = predicted[rows]
+    grades = grades.with_columns(predicted[grades["_row"]].alias("_key"))
+    turns = grades.filter(pl.col("_p") == 0).select(
+        "_key",
+        *[pl.col(c) if c in grades.columns else pl.lit(None, t).alias(c) for c, t in _TURN.items()],
+    )
+    per_policy = grades.select("_key", "_p", *[c for c in POLICY_GRADES if c in grades.columns])
+    # the cascade grades what the fast path does not model: policies (math-verify) and programs
+    where = [i for i, p in enumerate(ordered) if not fastpath.models(p)]
+    rest = [ordered[i] for i in where]
+    chosen = unique[keys]
+    programs = (
+        [bool(p and p.strip()) for p in chosen["predicted_program"].to_list()]
+        if "predicted_program" in chosen.columns
+        else [False] * len(keys)
+    )
+    if rest or any(programs):
+        positions = [i for i, has in enumerate(programs) if rest or has]
+        items = [
+            (row, tables[row["_table"]] if row["_table"] is not None else None)
+            for row in chosen[positions].iter_rows(named=True)
+        ]
+        graded = map_chunks(
+            partial(_grade_chunk, policy=(rest or ordered)[0], also=rest[1:], kind=kind), items, workers=workers
+        )
+        done = keys[positions]
+        program = [c for c in _TURN if c.startswith("program_")]
+        from_cascade = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).select(program)
+        turns = turns.update(from_cascade.with_columns(done.alias("_key")), on="_key", include_nulls=True)
+        if rest:
+            text = {c: _as_text(t) for c, t in POLICY_GRADES.items() if c not in ("system", "record_id", "turn")}
+            extra = pl.DataFrame(
+                [{"_key": key, "_p": where[p], **row} for key, (_, rows_) in zip(done, graded, strict=True)
+                 for p, row in enumerate(rows_)],
+                schema={"_key": pl.UInt32(), "_p": pl.Int64(), **text},
+            )  # fmt: skip
+            per_policy = pl.concat([per_policy, extra.select(per_policy.columns)]).sort("_key", "_p")
+    return keys, turns, per_policy
+
+
 def _grade_rows(
     joined: pl.DataFrame,
     tables: dict[str, TableRows],
@@ -202,9 +279,11 @@ def _grade_rows(
     also: Sequence[GradingPolicy],
     kind: AnswerKind,
     workers: int | None,
+    fast_path: bool = True,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Grade every row of ``joined`` once per distinct input; the turns (``joined`` with the
-    grade's columns) and the policy grades (sorted by system, record_id, turn)."""
+    grade's columns) and the policy grades (sorted by system, record_id, turn). With
+    ``fast_path``, the inputs :mod:`workbench.pipeline.fastpath` decides are graded in polars."""
     canonical = same_tables(tables)
     inputs = [c for c in _GRADE_INPUTS if c in joined.columns]
     keyed = joined.with_columns(
@@ -215,17 +294,36 @@ def _grade_rows(
     unique, index = distinct(keyed, [*inputs, "_table"])
     if _on_distinct is not None:
         _on_distinct(unique.height)
+    fast_keys, fast_turns, fast_policies = (
+        _fast_grades(unique, tables, policy, also, kind, workers)
+        if fast_path
+        else (pl.Series("_key", [], dtype=pl.UInt32), pl.DataFrame(), pl.DataFrame())
+    )
+    slow = unique.with_row_index("_key").filter(~pl.col("_key").is_in(fast_keys.implode()))
+    slow_keys = slow["_key"].to_list()
     items = [
-        (row, tables[row["_table"]] if row["_table"] is not None else None) for row in unique.iter_rows(named=True)
+        (row, tables[row["_table"]] if row["_table"] is not None else None)
+        for row in slow.drop("_key").iter_rows(named=True)
     ]
     graded = map_chunks(partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers)
-    results = pl.DataFrame([turn for turn, _ in graded], infer_schema_length=None)
-    turns = joined.drop(results.columns, strict=False).hstack(results[index])
+    results = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).with_columns(
+        pl.Series("_key", slow_keys, dtype=pl.UInt32)
+    )
     text = {c: _as_text(t) for c, t in POLICY_GRADES.items() if c not in ("system", "record_id", "turn")}
     per_key = pl.DataFrame(
-        [{"_key": key, "_p": p, **row} for key, (_, rows) in enumerate(graded) for p, row in enumerate(rows)],
+        [
+            {"_key": key, "_p": p, **row}
+            for key, (_, rows) in zip(slow_keys, graded, strict=True)
+            for p, row in enumerate(rows)
+        ],
         schema={"_key": pl.UInt32(), "_p": pl.Int64(), **text},
     )
+    if not fast_keys.is_empty():
+        results = pl.concat([results, fast_turns.select(results.columns)])
+        per_key = pl.concat([per_key, fast_policies.select(per_key.columns)])
+    results = results.sort("_key").drop("_key")
+    per_key = per_key.sort("_key", "_p")
+    turns = joined.drop(results.columns, strict=False).hstack(results[index])
     policy_grades = (
         joined.select("system", "record_id", "turn")
         .with_columns(index.alias("_key"))
@@ -258,6 +356,7 @@ def grade_predictions(
     benchmark: str | None = None,
     checks: bool = True,
     workers: int | None = None,
+    fast_path: bool | None = None,
 ) -> GradedRun:
     """Grade canonical prediction tables against ``gold``.
 
@@ -285,6 +384,9 @@ def grade_predictions(
         Processes that grade the distinct inputs when there are many
         (:func:`workbench.parallel.map_chunks`): ``None`` for all cores, ``1`` in this process.
         Each distinct input is graded once, whatever the number of turns that share it.
+    fast_path
+        Grade the plain-number inputs in polars (:mod:`workbench.pipeline.fastpath`), with the
+        same grades; ``None`` follows :data:`workbench.pipeline.fastpath.ENABLED`.
     """
     benchmark = benchmark or gold.benchmark
     policy = for_benchmark(get_policy(policy), benchmark)
@@ -319,7 +421,8 @@ def grade_predictions(
         | pl.col("gold_program").str.contains("table_", literal=True)
     )
     tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
-    graded, policy_grades = _grade_rows(joined, tables, policy, extra, kind, workers)
+    fast = fastpath.ENABLED if fast_path is None else fast_path
+    graded, policy_grades = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
     del parts, joined  # only the graded copy is needed from here
     programs = graded.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
     final = {program: final_operation(program) for program in programs}  # once per distinct program

@@ -1,0 +1,282 @@
+"""The vectorised fast path (issue 21) gives the cascade's grades on every input it decides.
+
+Three layers: a regression table (each rule of extraction and of the numeric cascade, the
+exact-string and official matchers, the cues, and inputs the fast path must leave to the
+cascade), a hypothesis property over generated outputs and answers, and every bundled real output
+set graded by ``grade_predictions`` with and without the fast path (identical turns and policy
+grades; the fraction of distinct inputs the fast path decides is printed).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+from workbench.grading.policies import POLICIES, GradingPolicy, for_benchmark
+from workbench.grading.turn import grade_turn
+from workbench.io.gold import GoldDataset, load_gold
+from workbench.io.link import attach_record_ids, gold_from_predictions
+from workbench.io.predictions import load_predictions
+from workbench.pipeline import fastpath
+from workbench.pipeline.fastpath import OUTPUTS, decide, models
+from workbench.pipeline.grade import grade_predictions
+
+REPO = Path(__file__).resolve().parents[3]
+
+#: The policies the fast path models, the main one first, as grade_predictions orders them.
+MODELLED = [POLICIES["symbolic"], *[p for p in POLICIES.values() if models(p) and p.name != "symbolic"]]
+FIELDS = ["policy", "correct", "status", "reason", "answer", "answer_source", "extraction_rule", "detail", "pred_value"]
+
+
+def cascade(frame: pl.DataFrame, policies: Sequence[GradingPolicy], kind: str = "auto") -> pl.DataFrame:
+    """What ``grade_turn`` (the cascade) gives each row under each policy, as :data:`OUTPUTS`."""
+    out = []
+    for i, row in enumerate(frame.iter_rows(named=True)):
+        grade = grade_turn(
+            predicted_answer=row.get("predicted_answer"),
+            predicted_program=row.get("predicted_program"),
+            gold_executed=row.get("gold_executed"),
+            gold_program=None,
+            gold_answer=row.get("gold_answer"),
+            raw_output=row.get("raw_output"),
+            upstream_answer=row.get("upstream_answer"),
+            question=row.get("question"),
+            unit=row.get("predicted_unit"),
+            kind=kind,  # type: ignore[arg-type]
+            policy=policies[0],
+            also=policies[1:],
+        )
+        for p, each in enumerate(grade.policies):
+            out.append(
+                {
+                    "_row": i,
+                    "_p": p,
+                    "policy": each.policy,
+                    "correct": each.verdict.correct,
+                    "status": each.verdict.status.value,
+                    "reason": each.verdict.reason.value,
+                    "answer": each.answer,
+                    "answer_source": each.answer_source,
+                    "extraction_rule": each.extraction.rule.value if each.extraction else None,
+                    "detail": each.verdict.detail,
+                    "pred_value": each.verdict.pred_value,
+                }
+            )
+    return pl.DataFrame(out, schema=OUTPUTS)
+
+
+def fast_equals_cascade(frame: pl.DataFrame, policies: Sequence[GradingPolicy], kind: str = "auto") -> pl.Series:
+    """Assert that the fast path's grades equal the cascade's on every row it decides; the rows."""
+    rows, fast = decide(frame, policies, kind)  # type: ignore[arg-type]
+    expected = cascade(frame, policies, kind).filter(pl.col("_row").is_in(rows.implode()))
+    assert_frame_equal(fast, expected.sort("_row", "_p"), check_exact=True)
+    return rows
+
+
+def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    columns = ("predicted_answer", "raw_output", "upstream_answer", "gold_executed", "gold_answer", "question")
+    return pl.DataFrame(
+        [{c: r.get(c) for c in (*columns, "predicted_unit", "predicted_program")} for r in rows],
+        schema={c: pl.String() for c in (*columns, "predicted_unit", "predicted_program")},
+    )
+
+
+# --------------------------------------------------------------------------- regression table
+# (row, main policy's reason, decided by the fast path)
+TABLE: list[tuple[dict[str, Any], str, bool]] = [
+    # extraction: each marker, the last number, no answer
+    ({"raw_output": "9 * 2 = 18\n#### 18", "gold_executed": "18"}, "exact", True),
+    ({"raw_output": "So the answer is 18.", "gold_executed": "18"}, "exact", True),
+    ({"raw_output": "The final answer is $18", "gold_executed": "18"}, "exact", True),
+    ({"raw_output": "3 + 4 = <<3+4=7>>7\nA: 7", "gold_executed": "7"}, "exact", True),
+    ({"raw_output": "so she pays $\\boxed{18}$ dollars.", "gold_executed": "18"}, "exact", True),
+    ({"raw_output": "She makes 16 - 3 = 13 eggs and\nsells them for 26", "gold_executed": "26"}, "exact", True),
+    ({"raw_output": "no digits here\nat all", "gold_executed": "3"}, "no_answer", True),
+    ({"raw_output": "\u2019quoted\u2019 \u00d7 2 = 8\n#### 8", "gold_executed": "8"}, "exact", True),
+    # the numeric cascade: every rule, and every mismatch type
+    ({"predicted_answer": "0.14136", "gold_executed": "0.14136"}, "exact", True),
+    ({"predicted_answer": "0.141361", "gold_executed": "0.141364"}, "official_round5", True),
+    ({"predicted_answer": "1000.4", "gold_executed": "1000"}, "rel_tolerance", True),
+    ({"predicted_answer": "1.74", "gold_executed": "1.743"}, "reported_precision", True),
+    ({"predicted_answer": "14.1%", "gold_executed": "0.14136"}, "reported_precision", True),
+    ({"predicted_answer": "12.57", "gold_executed": "0.12574"}, "percent_reading", True),
+    ({"predicted_answer": "12.57", "gold_executed": "0.12574", "predicted_unit": "raw"}, "percent_confusion", True),
+    (
+        {"predicted_answer": "14.1", "gold_executed": "0.141", "question": "what is the ratio of a to b?"},
+        "percent_confusion",
+        True,
+    ),
+    (
+        {"predicted_answer": "14.1", "gold_executed": "0.141", "question": "what percentage of sales?"},
+        "percent_reading",
+        True,
+    ),
+    ({"predicted_answer": "-18", "gold_executed": "18"}, "sign_flip", True),
+    ({"predicted_answer": "186", "gold_executed": "186.4"}, "rounding", True),
+    ({"predicted_answer": "1877", "gold_executed": "18770"}, "scale", True),
+    ({"predicted_answer": "5", "gold_executed": "18"}, "wrong_value", True),
+    ({"predicted_answer": "$1,234.50", "gold_executed": "1234.5"}, "exact", True),
+    ({"upstream_answer": "18", "raw_output": "so $\\boxed{18}$", "gold_executed": "18"}, "exact", True),
+    # left to the cascade: LaTeX, expressions, scale words, text, programs, rounding ties
+    ({"raw_output": "so $\\boxed{\\frac{1}{2}}$", "gold_executed": "0.5"}, "exact", False),
+    ({"predicted_answer": "48.7 million", "gold_executed": "48700000"}, "exact", False),
+    ({"predicted_answer": "3/4", "gold_executed": "0.75"}, "exact", False),
+    ({"predicted_answer": "yes", "gold_executed": "yes"}, "yes_no", False),
+    ({"predicted_answer": "1e-05", "gold_executed": "0.00001"}, "exact", False),
+    ({"predicted_answer": "0.000015", "gold_executed": "0.00002"}, "official_round5", False),  # a tie
+    ({"predicted_program": "divide(1, 2)", "gold_executed": "0.5"}, "exact", False),
+    ({"raw_output": "The answer is 4.\n#### 5", "gold_executed": "5"}, "exact", False),
+    ({"raw_output": "so 18 d\u00e9j\u00e0", "gold_executed": "18"}, "exact", False),
+]
+
+
+@pytest.mark.parametrize(("row", "reason", "decided"), TABLE, ids=[str(i) for i in range(len(TABLE))])
+def test_regression_table(row: dict[str, Any], reason: str, decided: bool) -> None:
+    frame = _frame([row])
+    rows = fast_equals_cascade(frame, MODELLED)
+    assert (rows.len() == 1) is decided
+    assert cascade(frame, MODELLED)["reason"][0] == reason
+
+
+@pytest.mark.parametrize("benchmark", ["gsm8k", "math", "convfinqa"])
+def test_the_table_under_each_benchmark(benchmark: str) -> None:
+    """``for_benchmark`` turns off the x100 reading of a bare number (GSM8K, MATH) and reads the
+    gold as LaTeX (MATH): the fast path follows."""
+    policies = [for_benchmark(p, benchmark) for p in MODELLED]
+    rows = fast_equals_cascade(_frame([row for row, _, _ in TABLE]), policies)
+    assert rows.len() == sum(decided for _, _, decided in TABLE)
+
+
+def test_policies_it_does_not_model_are_left_to_the_cascade() -> None:
+    assert not models(POLICIES["math-verify"])
+    rows, grades = decide(_frame([{"predicted_answer": "18", "gold_executed": "18"}]), [POLICIES["math-verify"]])
+    assert rows.is_empty() and grades.is_empty()
+    rows, grades = decide(_frame([{"predicted_answer": "18", "gold_executed": "18"}]), MODELLED, "text")
+    assert rows.is_empty()
+
+
+# --------------------------------------------------------------------------- hypothesis
+_numbers = st.one_of(
+    st.integers(-10**7, 10**7).map(str),
+    *[st.decimals(-10**6, 10**6, places=k, allow_nan=False, allow_infinity=False).map(lambda d: format(d, "f"))
+      for k in (1, 2, 3, 5)],
+    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False).filter(lambda x: x == 0 or abs(x) > 1e-6).map(repr),
+    st.sampled_from(["0", "0.5", "1,234", "1,234.5", "12.57", "0.12574", "0.1257", "14.1", "100", "1e-05", ".5"]),
+)  # fmt: skip
+_decorated = st.tuples(st.sampled_from(["", "-", "$", "-$"]), _numbers, st.sampled_from(["", "%", "."])).map(
+    lambda t: t[0] + t[1].lstrip("-") + t[2] if t[0] else t[1] + t[2]
+)
+_words = st.sampled_from(["so", "the total is", "she pays", "answer:", "The answer is", "Final answer:", "#### ",
+                          "A: ", "\\boxed{", "}", "$", "\n", " ", ", ", "=", "<<2*3=6>>", "```", "%", "/", "and",
+                          "\u2019", "\u00e9", "million", "I hope it is correct."])  # fmt: skip
+_outputs = st.lists(st.one_of(_decorated, _words), min_size=0, max_size=8).map(" ".join)
+_marked = st.tuples(
+    st.sampled_from(["She has 3 apples", "2 + 3 = <<2+3=5>>5", "the rate is 12%", "so x = 4.50", ""]),
+    st.sampled_from(["\n#### ", "\nA: ", " The answer is ", " Final Answer: The final answer is ", " so $\\boxed{",
+                     "\nthen ", " "]),
+    _decorated,
+    st.sampled_from(["", ".", "}$.", " dollars", "\n"]),
+).map("".join)  # fmt: skip
+_questions = st.sampled_from(
+    [None, "what is the ratio of a to b?", "what percentage of sales?", "how many eggs?", "(in millions)"]
+)
+_rows = st.fixed_dictionaries(
+    {
+        "predicted_answer": st.one_of(st.none(), st.none(), _decorated, st.sampled_from(["N/A", " 18", "18 apples"])),
+        "raw_output": st.one_of(st.none(), _outputs, _marked),
+        "upstream_answer": st.one_of(st.none(), st.none(), _decorated),
+        "gold_executed": st.one_of(_decorated, st.sampled_from(["yes", "\\frac{1}{2}", ""])),
+        "gold_answer": st.one_of(st.none(), _decorated, st.sampled_from(["'18'", " 18 "])),
+        "question": _questions,
+        "predicted_unit": st.sampled_from([None, "percent", "ratio", "raw", "none"]),
+    }
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(_rows, min_size=1, max_size=6), benchmark=st.sampled_from(["convfinqa", "gsm8k", "math"]))
+def test_fast_path_equals_the_cascade_where_it_decides(rows: list[dict[str, Any]], benchmark: str) -> None:
+    policies = [for_benchmark(p, benchmark) for p in MODELLED]
+    decided = fast_equals_cascade(_frame(rows), policies)
+    event(f"the fast path decides {'some' if decided.len() else 'no'} rows")
+
+
+# --------------------------------------------------------------------------- every bundled output
+BUNDLED = {
+    "convfinqa": {
+        "dataset": "data/convfinqa/dev.json",
+        "predictions": [
+            "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6/2026-05-04T06-35-00Z/predictions.jsonl",
+            "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6/2026-05-04T12-48-44Z/predictions.jsonl",
+        ],
+    },
+    "gsm8k": {
+        "dataset": "data/gsm8k/test.jsonl",
+        "predictions": [
+            "data/predictions/gsm8k/tora/tora-70b.jsonl",
+            "data/predictions/gsm8k/tora/tora-code-34b.jsonl",
+            "data/predictions/gsm8k/program-of-thoughts/gsm8K_s0_e-1_11_17_10_20.jsonl",
+            "data/predictions/gsm8k/program-of-thoughts/gsm8K_zs_s0_e-1_11_19_09_55.jsonl",
+            "data/predictions/gsm8k/openai-gpt3/example_model_solutions.jsonl",
+        ],
+    },
+    "math": {
+        "dataset": None,
+        "predictions": [
+            "data/predictions/math/microsoft-rho-math-7b/test_cot_-1_seed0_t0.0_s0_e-1.jsonl",
+            "data/predictions/math/microsoft-rho-math-7b-interpreter/test_tora_-1_seed0_t0.0_s0_e-1.jsonl",
+        ],
+    },
+}
+
+
+def _bundled(name: str) -> tuple[GoldDataset, list[pl.DataFrame]]:
+    spec = BUNDLED[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # program-of-thoughts prompt-only lines
+        frames = [load_predictions(REPO / path) for path in spec["predictions"]]
+    if spec["dataset"] is None:  # MATH-500: the gold is carried in the outputs
+        gold = gold_from_predictions(pl.concat(frames, how="vertical_relaxed"), source=spec["predictions"][0])
+    else:
+        gold = load_gold(REPO / spec["dataset"])
+    return gold, [attach_record_ids(frame, gold) for frame in frames]
+
+
+#: Every policy on ConvFinQA (math-verify graded by the cascade beside the fast path's grades); on
+#: GSM8K's 10,552 outputs and MATH's LaTeX the policies the fast path models (math-verify takes minutes).
+_MODELLED = [p for p in POLICIES.values() if models(p)]
+_ALSO = {"convfinqa": None, "math": _MODELLED, "gsm8k": _MODELLED}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(BUNDLED))
+def test_bundled_outputs_grade_the_same_with_and_without_the_fast_path(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gold, frames = _bundled(name)
+    counted: list[int] = []
+    real_decide = fastpath.decide
+
+    def counting(frame: pl.DataFrame, *args: Any, **kwargs: Any) -> tuple[pl.Series, pl.DataFrame]:
+        rows, grades = real_decide(frame, *args, **kwargs)
+        counted.extend([frame.height, rows.len()])
+        return rows, grades
+
+    monkeypatch.setattr(fastpath, "decide", counting)
+    kind = "latex" if gold.benchmark == "math" else "auto"
+    runs = {
+        fast: grade_predictions(gold, frames, also=_ALSO[name], kind=kind, fast_path=fast) for fast in (False, True)
+    }
+    assert_frame_equal(runs[True].turns, runs[False].turns)
+    assert_frame_equal(runs[True].policy_grades, runs[False].policy_grades)
+    inputs, decided = counted
+    print(f"{name}: the fast path decides {decided:,} of {inputs:,} distinct inputs ({decided / inputs:.1%})")
+    assert decided > 0

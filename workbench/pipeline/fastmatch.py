@@ -1,0 +1,431 @@
+"""The matchers of the fast path (issue 21), in polars: plain numbers read as
+:func:`~workbench.grading.normalize.parse_number` reads them, and compared as
+:func:`~workbench.grading.policies.exact_string_match`, :func:`~workbench.grading.policies.official_convfinqa_match`
+and the numeric cascade (``compare._compare_numbers``) compare them, rule for rule, with the same
+reason and the same detail sentence.
+
+Each matcher adds to a frame of (``answer``, gold) rows its verdict (a struct: ``correct``,
+``status``, ``reason``, ``template``, ``f1``, ``f2``, ``text``, ``pred_value``) and whether it is
+certain (``..._ok``): a number near a rounding tie of ``round(x, 5)``, or too long to be exact in a
+float, is left to the cascade. :func:`details` writes the sentences, the floats with Python's ``:g``.
+:mod:`workbench.pipeline.fastpath` chooses the answers and calls these.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from workbench.grading import patterns
+from workbench.grading.compare import MatchPolicy
+from workbench.grading.status import GradeStatus, MatchReason
+
+__all__ = ["read_numbers", "cascade", "official", "exact_string", "no_answer", "details"]
+
+#: Most digits in a number the fast path reads: its value is exact, ``round(x, 5)`` is decided.
+_MAX_DIGITS = 20
+#: Largest magnitude read: ``x * 1e5`` keeps its fraction to 1e-2, so rounding ties are seen.
+_MAX_VALUE = 1e9
+#: How near a rounding tie ``round(x, 5)`` is left to Python.
+_TIE_BAND = 0.02
+
+_NO_ANSWER_DETAIL = "the output gives no answer (None)"
+#: The reasons of a correct verdict.
+_MATCH_REASONS = frozenset(
+    r.value
+    for r in (
+        MatchReason.EXACT,
+        MatchReason.OFFICIAL_ROUND5,
+        MatchReason.REL_TOLERANCE,
+        MatchReason.REPORTED_PRECISION,
+        MatchReason.PERCENT_READING,
+    )
+)
+
+
+# --------------------------------------------------------------------------- reading numbers
+def _number(text: pl.Expr) -> dict[str, pl.Expr]:
+    """A plain number (:data:`~workbench.grading.patterns.FAST_NUMBER`) read as
+    :func:`~workbench.grading.normalize.parse_number` reads it: ``ok`` (null when it is not one),
+    ``value`` (sign applied, percent not), ``pct``, ``cur``, ``dec`` (decimals), ``sig``
+    (significant digits), ``tz`` (trailing zeros of an integer)."""
+    shaped = text.str.contains(patterns.FAST_NUMBER)
+    neg = text.str.starts_with("-")
+    unsigned = text.str.strip_prefix("-")
+    cur = unsigned.str.starts_with("$")
+    pct = text.str.ends_with("%")
+    digits = unsigned.str.strip_prefix("$").str.strip_suffix("%").str.replace_all(",", "", literal=True)
+    magnitude = pl.when(shaped).then(digits.cast(pl.Float64, strict=False))
+    point = digits.str.find(".", literal=True)
+    length = digits.str.len_chars()
+    mantissa = digits.str.replace(".", "", literal=True)
+    ok = (
+        shaped
+        & (mantissa.str.len_chars() <= _MAX_DIGITS)
+        & (magnitude < _MAX_VALUE)
+        & ~(neg & (magnitude == 0))  # "-0": Python's -0.0 prints "-0"
+    )
+    return {
+        "ok": ok,
+        "value": pl.when(neg).then(-magnitude).otherwise(magnitude),
+        "pct": pct,
+        "cur": cur,
+        "dec": pl.when(point.is_null()).then(0).otherwise(length - point - 1).cast(pl.Int64),
+        "sig": mantissa.str.strip_chars_start("0").str.len_chars().cast(pl.Int64),
+        # str(abs(int(value))) of an integer ("0" has none)
+        "tz": pl.when(magnitude == 0)
+        .then(0)
+        .otherwise(length - digits.str.strip_chars_end("0").str.len_chars())
+        .cast(pl.Int64),
+        "zero": magnitude == 0,
+    }
+
+
+def _hundredth(x: pl.Expr) -> pl.Expr:
+    """``x / 100.0`` as Python computes it: polars divides by a constant through its reciprocal,
+    which can differ in the last bit (24819.8 / 100), so the divisor is made a column."""
+    return x / (x * 0.0 + 100.0)
+
+
+def _near_tie(x: pl.Expr) -> pl.Expr:
+    """``round(x, 5)`` may round differently in Python (exact) and here (``x * 1e5``)."""
+    scaled = x * 1e5
+    return ((scaled - scaled.floor()) - 0.5).abs() < _TIE_BAND
+
+
+def _round5(x: pl.Expr) -> pl.Expr:
+    return (x * 1e5).round(0)
+
+
+def _close(a: pl.Expr, b: pl.Expr, rel_tol: float) -> pl.Expr:
+    """``math.isclose(a, b, rel_tol=rel_tol, abs_tol=1e-9)``, operation for operation."""
+    diff = (b - a).abs()
+    return (a == b) | (diff <= (b * rel_tol).abs()) | (diff <= (a * rel_tol).abs()) | (diff <= 1e-9)
+
+
+def _table(expr: pl.Expr, low: int, high: int, value: object) -> pl.Expr:
+    """``value(n)`` for the integer ``expr``, computed in Python for ``low <= n <= high`` (so a float
+    power is the one Python computes), null outside."""
+    keys = list(range(low, high + 1))
+    return expr.replace_strict(keys, [value(n) for n in keys], default=None, return_dtype=pl.Float64)  # type: ignore[operator]
+
+
+def _half_unit(expr: pl.Expr) -> pl.Expr:
+    """``0.5 * 10.0 ** (-n) * (1 + 1e-9)``: half a unit of the n-th decimal, as compare.py computes it."""
+    return _table(expr, -30, 30, lambda n: 0.5 * 10.0 ** (-n) * (1 + 1e-9))
+
+
+# --------------------------------------------------------------------------- grading
+def _verdict(
+    correct: pl.Expr | bool,
+    reason: MatchReason,
+    template: str,
+    f1: pl.Expr | None = None,
+    f2: pl.Expr | None = None,
+    text: pl.Expr | None = None,
+    status: GradeStatus = GradeStatus.OK,
+    value: pl.Expr | None = None,
+) -> pl.Expr:
+    """One verdict as a struct; ``template`` names the detail's wording (see :func:`_details`), with
+    the floats ``f1``, ``f2`` (written ``:g`` later, in Python) and the text pieces ``text``;
+    ``value`` is the verdict's ``pred_value``."""
+
+    def floats(expr: pl.Expr | None) -> pl.Expr:
+        return (expr if expr is not None else pl.lit(None, pl.Float64)).cast(pl.Float64)
+
+    return pl.struct(
+        pl.lit(correct).alias("correct") if isinstance(correct, bool) else correct.alias("correct"),
+        pl.lit(status.value).alias("status"),
+        pl.lit(reason.value).alias("reason"),
+        pl.lit(template).alias("template"),
+        floats(f1).alias("f1"),
+        floats(f2).alias("f2"),
+        (text if text is not None else pl.lit(None, pl.String)).cast(pl.String).alias("text"),
+        floats(value).alias("pred_value"),
+    )
+
+
+def no_answer() -> pl.Expr:
+    return _verdict(False, MatchReason.NO_ANSWER, "no_answer", status=GradeStatus.NO_ANSWER)
+
+
+def _allowed(pct: pl.Expr, gold_pct: pl.Expr | None, cue: pl.Expr, upward: bool, bare: bool) -> tuple[pl.Expr, pl.Expr]:
+    """``compare._percent_allowed``: whether the other unit's reading is allowed, and why."""
+    if gold_pct is not None:
+        pct_allowed = pl.when(gold_pct).then(False).when(cue == "ratio").then(False).otherwise(True)
+        pct_why = (
+            pl.when(gold_pct)
+            .then(pl.lit("both carry a % sign, so neither is read in the other unit"))
+            .when(cue == "ratio")
+            .then(pl.lit("a ratio is asked for, so the bare gold is not read in percent units"))
+            .otherwise(pl.lit("the % sign says it is a percentage"))
+        )
+    else:
+        pct_allowed, pct_why = pl.lit(True), pl.lit("")  # unused: a % prediction is not shifted
+    if not bare:
+        bare_allowed = pl.lit(False)
+        bare_why = pl.lit("the gold is in the unit the question asks, so a bare number is not read x100")
+    else:
+        asked = pl.format("a {} is asked for", cue)
+        bare_allowed = (
+            pl.when(cue.is_null()).then(True).when(cue == "plain").then(False).otherwise((cue == "percent") == upward)
+        )
+        bare_why = (
+            pl.when(cue.is_null())
+            .then(pl.lit("neither the question nor the output says which unit"))
+            .when(cue == "plain")
+            .then(pl.lit("the output declares a raw number, not a percentage or ratio"))
+            .otherwise(asked)
+        )
+    return (
+        pl.when(pct).then(pct_allowed).otherwise(bare_allowed),
+        pl.when(pct).then(pct_why).otherwise(bare_why),
+    )
+
+
+def _fields(prefix: str) -> dict[str, pl.Expr]:
+    """The columns :func:`read_numbers` wrote for ``prefix``."""
+    return {k: pl.col(f"{prefix}{k}") for k in ("ok", "value", "pct", "cur", "dec", "sig", "tz", "zero")}
+
+
+def read_numbers(lf: pl.LazyFrame, text: str, prefix: str) -> pl.LazyFrame:
+    """``lf`` with :func:`_number` of the column ``text`` as columns named ``prefix...``."""
+    return lf.with_columns(**{f"{prefix}{k}": v for k, v in _number(pl.col(text)).items()})
+
+
+def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
+    """``compare._compare_numbers`` of the plain numbers ``_p_*`` (the answer) and ``_g_*`` (the
+    gold), with the unit cue ``_cue``: adds ``_cascade_ok`` (decided) and ``_cascade`` (verdict)."""
+    pred, gold = _fields("_p_"), _fields("_g_")
+    pv, ppct, pdec = pred["value"], pred["pct"], pred["dec"]
+    gv, gpct, gdec = gold["value"], gold["pct"], gold["dec"]
+    cue = pl.col("_cue") if numbers.use_cues else pl.lit(None, pl.String)
+    lf = lf.with_columns(
+        pl.when(ppct).then(_hundredth(pv)).otherwise(pv).alias("_P"),
+        pl.when(gpct).then(_hundredth(gv)).otherwise(gv).alias("_G"),
+        pl.when((pdec != 0) | ppct).then(pdec).otherwise(-pred["tz"]).alias("_p_prec"),
+        (pl.when((gdec != 0) | gpct).then(gdec).otherwise(-gold["tz"]) + pl.when(gpct).then(2).otherwise(0)).alias(
+            "_g_prec"
+        ),
+    )
+    p, g = pl.col("_P"), pl.col("_G")
+    rel = numbers.rel_tol
+    reports = pl.lit(numbers.accept_reported_precision)
+
+    def precise(value: pl.Expr) -> pl.Expr:  # compare._at_reported_precision
+        return (pdec != 0) & (pred["sig"] >= 2) & ((pv - value).abs() <= _half_unit(pdec))
+
+    def hit(value: pl.Expr, gold_in_units: pl.Expr) -> pl.Expr:  # a unit reading matches
+        integral = (gold_in_units - gold_in_units.round(0)).abs() <= pl.max_horizontal(
+            pl.lit(1.0), gold_in_units.abs()
+        ) * 1e-9
+        near = _close(value, g, rel) | (reports & precise(gold_in_units))
+        exact_integers = pl.lit(numbers.integers_exact) & (pdec == 0) & integral
+        return pl.when(exact_integers).then(pv == gold_in_units.round(0)).otherwise(near)
+
+    def rounding(gold_in_units: pl.Expr, g_decimals: pl.Expr) -> pl.Expr:  # compare._is_rounding
+        diff = (pv - gold_in_units).abs()
+        coarser = pl.min_horizontal(pl.col("_p_prec"), g_decimals)
+        beyond = diff > numbers.rounding_band * gold_in_units.abs()
+        return (gold_in_units != 0) & ~beyond & (diff <= _half_unit(coarser))
+
+    bare = numbers.bare_percent_reading
+    # the unit readings, in compare's order: (value, gold in the prediction's units, how, upward)
+    readings = (
+        (pv, g, "without its % sign", True),
+        (_hundredth(pv), g * 100.0, "as a percent", True),
+        (pv * 100.0, _hundredth(g), "as a ratio x100", False),
+    )
+    flags: dict[str, pl.Expr] = {
+        "_exact": p == g,
+        "_round5": pl.lit(numbers.accept_round5) & (_round5(p) == _round5(g)),
+        "_tol": ~(pl.lit(numbers.integers_exact) & (pdec == 0) & ~ppct & (gdec == 0) & ~gpct & (g == g.floor()))
+        & _close(p, g, rel),
+        "_g_written": pl.when(ppct).then(g * 100.0).otherwise(g),
+        "_nonzero": (g != 0) & (p != 0),
+        "_flip": _close(-p, g, rel) | (~ppct & (_close(-(_hundredth(pv)), g, rel) | _close(-(pv * 100.0), g, rel))),
+        "_ties": (p != g) & pl.lit(numbers.accept_round5) & (_near_tie(p) | _near_tie(g)),
+        "_k": (p / g).abs().log10().round(0).cast(pl.Int64, strict=False),
+    }
+    for i, (value, gold_in_units, _, upward) in enumerate(readings):
+        applies = ppct if i == 0 else ~ppct
+        flags[f"_hit{i}"] = applies & (g != 0) & hit(value, gold_in_units)
+        allowed, why = _allowed(ppct, gpct, cue, upward, bare)
+        flags[f"_allowed{i}"] = pl.lit(numbers.accept_percent_reading) & allowed
+        flags[f"_why{i}"] = why
+    shifts = (
+        (ppct, g * 100.0, pl.col("_g_prec") - 2, ""),
+        (~ppct, g, pl.col("_g_prec"), ""),
+        (~ppct & _allowed(ppct, None, cue, True, bare)[0], g * 100.0, pl.col("_g_prec") - 2, " read as a percent"),
+        (~ppct & _allowed(ppct, None, cue, False, bare)[0], g * 0.01, pl.col("_g_prec") + 2, " read as a ratio"),
+    )
+    for i, (applies, gold_in_units, g_decimals, _) in enumerate(shifts):
+        flags[f"_round{i}"] = applies & rounding(gold_in_units, g_decimals)
+    flags["_reported"] = reports & precise(pl.when(ppct).then(g * 100.0).otherwise(g))
+    lf = lf.with_columns(**flags)
+    k = pl.col("_k")
+    lf = lf.with_columns(
+        ((k != 0) & _close((p / g).abs(), _table(k, -40, 40, lambda n: 10.0**n), rel)).alias("_scaled")
+    )
+
+    # which rule decides, then the verdict's fields by rule (a chain of literals, not of structs)
+    nonzero = pl.col("_nonzero")
+    scaled = nonzero & pl.col("_scaled")
+    rule = pl.when("_exact").then(pl.lit("exact")).when("_round5").then(pl.lit("round5"))
+    rule = rule.when("_tol").then(pl.lit("tolerance")).when("_reported").then(pl.lit("reported"))
+    for i in range(len(readings)):
+        hits = pl.col(f"_hit{i}")
+        rule = rule.when(hits & pl.col(f"_allowed{i}")).then(pl.lit(f"reading{i}"))
+        rule = rule.when(hits).then(pl.lit(f"confusion{i}"))
+    rule = rule.when(nonzero & pl.col("_flip")).then(pl.lit("sign_flip"))
+    for i in range(len(shifts)):
+        rule = rule.when(nonzero & pl.col(f"_round{i}")).then(pl.lit(f"rounding{i}"))
+    rule = rule.when(scaled & (k.abs() == 2)).then(pl.lit("scaled_pc")).when(scaled).then(pl.lit("scaled"))
+    lf = lf.with_columns(rule.otherwise(pl.lit("wrong")).alias("_rule"))
+    rule = pl.col("_rule")
+    reasons = {
+        "exact": MatchReason.EXACT,
+        "round5": MatchReason.OFFICIAL_ROUND5,
+        "tolerance": MatchReason.REL_TOLERANCE,
+        "reported": MatchReason.REPORTED_PRECISION,
+        **{f"reading{i}": MatchReason.PERCENT_READING for i in range(len(readings))},
+        **{f"confusion{i}": MatchReason.PERCENT_CONFUSION for i in range(len(readings))},
+        "sign_flip": MatchReason.SIGN_FLIP,
+        **{f"rounding{i}": MatchReason.ROUNDING for i in range(len(shifts))},
+        "scaled_pc": MatchReason.PERCENT_CONFUSION,
+        "scaled": MatchReason.SCALE,
+        "wrong": MatchReason.WRONG_VALUE,
+    }
+    numbered = ("reading", "confusion", "rounding")  # reading0 is worded as every reading
+    templates = {name: next((n for n in numbered if name.startswith(n)), name).removesuffix("_pc") for name in reasons}
+    correct = [name for name, reason in reasons.items() if reason.value in _MATCH_REASONS]
+    f1 = (
+        pl.when(rule.is_in(["exact", "round5", "tolerance", "wrong"]))
+        .then(p)
+        .when(rule == "reported")
+        .then(pl.col("_g_written"))
+    )
+    f2 = pl.when(rule.is_in(["exact", "round5", "tolerance", "wrong"])).then(g)
+    said = pl.when(rule == "reported").then(pdec.cast(pl.String))
+    for i, (value, _, how, _) in enumerate(readings):
+        f1 = f1.when(rule == f"reading{i}").then(value)
+        f2 = f2.when(rule == f"reading{i}").then(g)
+        how_why = pl.concat_str(pl.lit(how), pl.col(f"_why{i}"), separator="\x00")
+        said = said.when(rule.is_in([f"reading{i}", f"confusion{i}"])).then(how_why)
+    for i, (_, gold_in_units, _, how) in enumerate(shifts):
+        f1 = f1.when(rule == f"rounding{i}").then(gold_in_units)
+        said = said.when(rule == f"rounding{i}").then(pl.lit(how))
+    said = said.when(rule.is_in(["scaled", "scaled_pc"])).then(k.cast(pl.String))
+    verdict = pl.struct(
+        rule.is_in(correct).alias("correct"),
+        pl.lit(GradeStatus.OK.value).alias("status"),
+        rule.replace_strict({k: r.value for k, r in reasons.items()}, return_dtype=pl.String).alias("reason"),
+        rule.replace_strict(templates, return_dtype=pl.String).alias("template"),
+        f1.otherwise(g).cast(pl.Float64).alias("f1"),  # confusion, sign flip, scaled: the gold
+        f2.cast(pl.Float64).alias("f2"),
+        said.cast(pl.String).alias("text"),
+        p.cast(pl.Float64).alias("pred_value"),
+    )
+    decided = pred["ok"] & gold["ok"] & ~pl.col("_ties") & (~nonzero | k.is_between(-40, 40))
+    return lf.with_columns(decided.fill_null(False).alias("_cascade_ok"), verdict.alias("_cascade"))
+
+
+def official(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """``policies.official_convfinqa_match`` of the plain numbers ``_p_*`` and ``_g_*``: adds
+    ``_official_ok`` and ``_official``."""
+    pred, gold = _fields("_p_"), _fields("_g_")
+
+    def official(number: dict[str, pl.Expr]) -> pl.Expr:  # str_to_num: a currency sign is no number
+        value = pl.when(number["pct"]).then(_hundredth(number["value"])).otherwise(number["value"])
+        return pl.when(~number["cur"]).then(value)
+
+    lf = lf.with_columns(official(pred).alias("_po"), official(gold).alias("_go"))
+    p, g = pl.col("_po"), pl.col("_go")
+    answer, gold_text = pl.col("answer"), pl.col("gold_executed")
+    quoted = pl.concat_str(pl.lit("'"), answer, pl.lit("' vs '"), gold_text, pl.lit("'"))
+    verdict = (
+        pl.when(p.is_null() | g.is_null())
+        .then(
+            pl.when(answer == gold_text)
+            .then(_verdict(True, MatchReason.EXACT, "official_text", p, None, quoted, value=p))
+            .when(g.is_null())
+            .then(_verdict(False, MatchReason.WRONG_VALUE, "official_text", p, None, quoted, value=p))
+            .otherwise(
+                _verdict(
+                    False, MatchReason.UNPARSEABLE, "official_text", p, None, quoted, GradeStatus.UNPARSEABLE, value=p
+                )
+            )
+        )
+        .when(_round5(p) == _round5(g))
+        .then(_verdict(True, MatchReason.OFFICIAL_ROUND5, "official", p, g, value=p))
+        .otherwise(_verdict(False, MatchReason.WRONG_VALUE, "official", p, g, value=p))
+    )
+    ties = (p != g) & (_near_tie(p) | _near_tie(g))
+    decided = pred["ok"] & gold["ok"] & ~ties.fill_null(False)
+    return lf.with_columns(decided.fill_null(False).alias("_official_ok"), verdict.alias("_official"))
+
+
+def exact_string(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """``policies.exact_string_match`` of ``answer`` against the gold as the dataset writes it,
+    when its ``repr`` is plain (printable ASCII, no quote or backslash): adds ``_string_ok`` and
+    ``_string``."""
+    answer, display = pl.col("answer"), pl.col("_display")
+    gold = display.str.strip_chars(" ")
+    safe = display.str.contains(r"^[ -~]*$") & ~display.str.contains(r"['\\]") & (gold.str.len_chars() > 0)
+    quoted = pl.concat_str(pl.lit("'"), answer, pl.lit("' vs '"), gold, pl.lit("'"))
+    verdict = (
+        pl.when(answer == gold)
+        .then(_verdict(True, MatchReason.EXACT, "string", None, None, quoted))
+        .otherwise(_verdict(False, MatchReason.WRONG_VALUE, "string", None, None, quoted))
+    )
+    decided = safe & pl.col("_p_ok")
+    return lf.with_columns(decided.fill_null(False).alias("_string_ok"), verdict.alias("_string"))
+
+
+def _g(value: float) -> str:
+    return f"{value:g}"
+
+
+def details(long: pl.DataFrame, rel_tol: float) -> pl.Series:
+    """The detail sentence of each verdict, worded as compare.py and policies.py word it; floats
+    are written with Python's ``:g`` (once per distinct value)."""
+    floats = pl.concat([long["f1"], long["f2"]]).drop_nulls().unique().to_list()
+    written = [_g(x) for x in floats]
+
+    def fmt(name: str) -> pl.Expr:
+        return pl.col(name).replace_strict(floats, written, default=None, return_dtype=pl.String)
+
+    f1, f2, text, answer = fmt("f1"), fmt("f2"), pl.col("text"), pl.col("answer")
+    how = text.str.split_exact("\x00", 1).struct.field("field_0")
+    why = text.str.split_exact("\x00", 1).struct.field("field_1")
+    t = pl.col("template")
+    detail = (
+        pl.when(t == "no_answer")
+        .then(pl.lit(_NO_ANSWER_DETAIL))
+        .when(t == "exact")
+        .then(pl.concat_str(f1, pl.lit(" equals "), f2))
+        .when(t == "round5")
+        .then(pl.concat_str(f1, pl.lit(" and "), f2, pl.lit(" agree to 5 decimals")))
+        .when(t == "tolerance")
+        .then(pl.concat_str(f1, pl.lit(f" is within {rel_tol:g} relative tolerance of "), f2))
+        .when(t == "reported")
+        .then(pl.concat_str(f1, pl.lit(" rounded to "), text, pl.lit(" decimals is "), answer))
+        .when(t == "reading")
+        .then(pl.concat_str(answer, pl.lit(" read "), how, pl.lit(" is "), f1, pl.lit(" = "), f2, pl.lit(": "), why))
+        .when(t == "confusion")
+        .then(pl.concat_str(answer, pl.lit(" matches "), f1, pl.lit(" only read "), how, pl.lit("; "), why))
+        .when(t == "sign_flip")
+        .then(pl.concat_str(answer, pl.lit(" has the opposite sign of "), f1))
+        .when(t == "rounding")
+        .then(pl.concat_str(answer, text, pl.lit(" is "), f1, pl.lit(" rounded differently, beyond the tolerance")))
+        .when(t == "scaled")
+        .then(pl.concat_str(answer, pl.lit(" is "), f1, pl.lit(" scaled by 10^"), text))
+        .when(t == "wrong")
+        .then(pl.concat_str(answer, pl.lit(" ("), f1, pl.lit(") is not "), f2))
+        .when(t == "official")
+        .then(pl.concat_str(pl.lit("official rule: round("), f1, pl.lit(", 5) vs round("), f2, pl.lit(", 5)")))
+        .when(t == "official_text")
+        .then(pl.concat_str(pl.lit("official rule: text "), text))
+        .when(t == "string")
+        .then(pl.concat_str(pl.lit("string "), text))
+    )
+    return long.select(detail.alias("detail"))["detail"]
