@@ -395,7 +395,8 @@ def upstream_table(run: Run) -> tables.HtmlBlock | None:
         pl.col("upstream_correct").replace_strict(verdict, return_dtype=pl.String).alias("upstream"),
         pl.col("correct").replace_strict(verdict, return_dtype=pl.String).alias("ours"),
     ).select(pl.col(c).cast(pl.String).alias(name) for c, name in columns.items())
-    caption = f"{formats.count(frame.height)} verdicts differ from the upstream grader's"
+    verdicts = "verdict differs" if frame.height == 1 else "verdicts differ"
+    caption = f"{formats.count(frame.height)} {verdicts} from the upstream grader's"
     return tables.html_table(frame, caption=caption, sortable=True, keys=2)
 
 

@@ -111,7 +111,7 @@ def test_report_shows_where_we_and_inspect_disagree(logs: dict[str, Path], tmp_p
     assert dict(zip(turns["record_id"], turns["upstream_correct"], strict=True)) == UPSTREAM
     (page,) = tmp_path.glob("run-*.html")
     html = page.read_text(encoding="utf-8")
-    assert "GSM8K error report" in html and "1 verdicts differ from the upstream grader" in html
+    assert "GSM8K error report" in html and "1 verdict differs from the upstream grader" in html
     section = html.split("Where our verdict differs from the upstream one", 1)[1].split("Failed problems", 1)[0]
     assert "written-percent" in section and "rel_tolerance" in section
     assert "gsm8k-" not in section
