@@ -208,6 +208,14 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
         ),
     )
     p, g = pl.col("_P"), pl.col("_G")
+    # most answers equal their gold: those are decided here, the cascade's other rules run on the rest
+    frame = lf.collect()
+    exact = frame.filter((p == g).fill_null(False))
+    exact = exact.with_columns(
+        (pred["ok"] & gold["ok"]).fill_null(False).alias("_cascade_ok"),
+        _verdict(True, MatchReason.EXACT, "exact", p, g, value=p).alias("_cascade"),
+    )
+    lf = frame.filter(~(p == g).fill_null(False)).lazy()
     rel = numbers.rel_tol
     reports = pl.lit(numbers.accept_reported_precision)
 
@@ -326,7 +334,8 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
         p.cast(pl.Float64).alias("pred_value"),
     )
     decided = pred["ok"] & gold["ok"] & ~pl.col("_ties") & (~nonzero | k.is_between(-40, 40))
-    return lf.with_columns(decided.fill_null(False).alias("_cascade_ok"), verdict.alias("_cascade"))
+    rest = lf.with_columns(decided.fill_null(False).alias("_cascade_ok"), verdict.alias("_cascade")).collect()
+    return pl.concat([exact, rest.select(exact.columns)]).lazy()
 
 
 def official(lf: pl.LazyFrame) -> pl.LazyFrame:

@@ -199,7 +199,6 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
     )
     plain = (
         ~raw.str.contains("\\", literal=True)
-        & (raw.str.count_matches("$", literal=True) <= 1)  # no inline formula
         & ~raw.str.contains("```", literal=True)
         & ~raw.str.contains(patterns.FAST_NUMBER_UNSAFE)
         & not_bare
@@ -218,10 +217,26 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
         .str.slice(1)
         .str.replace_all(" ", "", literal=True)
     )
-    frame = _on(frame, pl.col("_plain").fill_null(False), {"_last": last}, {"_last": text})
+    # the last number is the answer unless an inline formula ($...$) ends after it: how much text
+    # follows the last match of each (its end, counted from the end; NUL and SOH are not in the text)
+    formula = "(?s)" + patterns.INLINE_MATH.pattern
+    after_number = (pl.lit(" ") + raw).str.replace_all(patterns.TEXT_NUMBER_AFTER, "\x01").str.split("\x01")
+    after_formula = raw.str.replace_all(formula, "\x00").str.split("\x00")
+    frame = _on(
+        frame,
+        pl.col("_plain").fill_null(False),
+        {
+            "_last": last,
+            "_number_wins": after_number.list.last().str.len_chars() <= after_formula.list.last().str.len_chars(),
+            "_formulas": after_formula.list.len() > 1,
+        },
+        {"_last": text, "_number_wins": flag, "_formulas": flag},
+    )
     found, cleaned, last = pl.col("_found"), pl.col("_cleaned"), pl.col("_last")
     none = pl.lit(ExtractionRule.NONE.value)
-    plain_last = pl.col("_plain").fill_null(False) & (last.is_null() | last.str.contains(patterns.FAST_NUMBER))
+    plain_last = pl.col("_plain").fill_null(False) & (
+        (last.is_null() & ~pl.col("_formulas")) | (last.str.contains(patterns.FAST_NUMBER) & pl.col("_number_wins"))
+    )
     return frame.select(
         "_row",
         ((found & cleaned.is_not_null()) | pl.col("_no_marker")).alias("_strict_ok"),
@@ -293,20 +308,24 @@ def decide(
         (pl.col("predicted_program").is_null() | pl.col("predicted_program").str.contains(r"^\s*$")).alias(
             "_no_program"
         ),
-        (
-            (raw.str.len_bytes() <= _MAX_TEXT)
-            & raw.str.contains(patterns.FAST_TEXT)
-            & ~raw.str.contains("<|begin_of_solution|>", literal=True)
-        )
-        .fill_null(False)
-        .alias("_readable"),
         pa.str.contains(patterns.FAST_NUMBER).fill_null(False).alias("_pa"),
         ua.str.contains(patterns.FAST_NUMBER).fill_null(False).alias("_ua"),
     )
-    readable = pl.col("_readable")
-    df = df.with_columns(
-        (raw.is_null() | (readable & ~raw.str.contains(r"\S"))).fill_null(False).alias("_blank"),
+    # the raw output is read only when the system gives no answer of its own
+    readable = (
+        (raw.str.len_bytes() <= _MAX_TEXT)
+        & raw.str.contains(patterns.FAST_TEXT)
+        & ~raw.str.contains("<|begin_of_solution|>", literal=True)
     )
+    df = _on(df, pa.is_null(), {"_readable": readable}, {"_readable": pl.Boolean()})
+    readable = pl.col("_readable").fill_null(False)
+    df = df.with_columns(readable.alias("_readable"))
+    df = _on(
+        df,
+        pa.is_null(),
+        {"_blank": raw.is_null() | (readable & ~raw.str.contains(r"\S"))},
+        {"_blank": pl.Boolean()},
+    ).with_columns(pl.col("_blank").fill_null(False))
     # extraction, on the outputs some policy extracts from
     pa_given, blank = pl.col("_pa"), pl.col("_blank")
     sources = {"answer" if p.source == "answer" else p.source for _, p in chosen}
@@ -375,19 +394,22 @@ def decide(
         )
 
     long = pl.concat([selected(name) for name in sorted(sources)]).collect()
-    long = long.with_columns(_cues(long).alias("_cue")).lazy()
-    long = fastmatch.read_numbers(fastmatch.read_numbers(long, "answer", "_p_"), "gold_executed", "_g_")
+    long = long.with_columns(_cues(long).alias("_cue"))
+    # each distinct comparison is made once: systems give the same answers to the same questions
+    compared = ["answer", "gold_executed", "_display", "_cue"]
+    pairs = long.select(compared).unique().lazy()
+    pairs = fastmatch.read_numbers(fastmatch.read_numbers(pairs, "answer", "_p_"), "gold_executed", "_g_")
     matchers = {p.matcher for _, p in chosen}
     cascades = {p.numbers.bare_percent_reading: p.numbers for _, p in chosen if p.matcher == "cascade"}
     if len(cascades) > 1:  # one reading of bare numbers per run (for_benchmark gives all the same)
         chosen = [(i, p) for i, p in chosen if p.matcher != "cascade" or p.numbers is next(iter(cascades.values()))]
     if cascades:
-        long = fastmatch.cascade(long, next(iter(cascades.values())))
+        pairs = fastmatch.cascade(pairs, next(iter(cascades.values())))
     if "official" in matchers:
-        long = fastmatch.official(long)
+        pairs = fastmatch.official(pairs)
     if "exact_string" in matchers:
-        long = fastmatch.exact_string(long)
-    long = long.collect()
+        pairs = fastmatch.exact_string(pairs)
+    long = long.join(pairs.collect(), on=compared, how="left", nulls_equal=True)
 
     parts = []
     for position, policy in chosen:

@@ -100,6 +100,8 @@ TABLE: list[tuple[dict[str, Any], str, bool]] = [
     ({"raw_output": "so she pays $\\boxed{18}$ dollars.", "gold_executed": "18"}, "exact", True),
     ({"raw_output": "She makes 16 - 3 = 13 eggs and\nsells them for 26", "gold_executed": "26"}, "exact", True),
     ({"raw_output": "no digits here\nat all", "gold_executed": "3"}, "no_answer", True),
+    ({"raw_output": "it costs $5 and\nthen $10 in all", "gold_executed": "10"}, "exact", True),  # after a formula
+    ({"raw_output": "so 5 is\nthe $x$", "gold_executed": "5"}, "wrong_value", False),  # a formula ends last
     ({"raw_output": "\u2019quoted\u2019 \u00d7 2 = 8\n#### 8", "gold_executed": "8"}, "exact", True),
     # the numeric cascade: every rule, and every mismatch type
     ({"predicted_answer": "0.14136", "gold_executed": "0.14136"}, "exact", True),
