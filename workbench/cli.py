@@ -46,7 +46,7 @@ from workbench.report.runner import (
     template_parameters,
     template_path,
 )
-from workbench.report.sections import report_title
+from workbench.report.sections import item_word, report_title
 
 __all__ = ["main", "build_parser"]
 
@@ -338,12 +338,16 @@ def _grade(args: argparse.Namespace) -> int:
         _say(f"workbench: note: {line}", file=sys.stderr)
     for line in unmatched_message(run.unmatched, paths["unmatched"]):
         _say(f"workbench: warning: {line}", file=sys.stderr)
+    problems = item_word(run) == "problem"  # GSM8K, MATH: one turn a problem, no conversations to count
     for system, metrics in run.summary.items():
-        _say(
-            f"{system}: turn execution accuracy {metrics['turn_execution_accuracy']:.1%} "
-            f"({metrics['n_turns_correct']}/{metrics['n_turns']}), conversation "
-            f"{metrics['conversation_execution_accuracy']:.1%}, unmatched {metrics['n_unmatched']}"
+        counted = f"{metrics['n_turns_correct']}/{metrics['n_turns']}"
+        accuracy = (
+            f"accuracy {metrics['turn_execution_accuracy']:.1%} ({counted} problems)"
+            if problems
+            else f"turn execution accuracy {metrics['turn_execution_accuracy']:.1%} ({counted}), "
+            f"conversation {metrics['conversation_execution_accuracy']:.1%}"
         )
+        _say(f"{system}: {accuracy}, unmatched {metrics['n_unmatched']}")
         policies = metrics.get("policies", {})
         if policies:
             shown = ", ".join(f"{name} {p['accuracy']:.1%}" for name, p in policies.items())

@@ -96,7 +96,7 @@ def test_grade_reads_the_log_without_a_dataset(
     chile = rows["gsm8k-313"]
     assert (chile["answer"], chile["answer_source"], chile["reason"]) == ("120,006", "flex", "rounding")
     assert rows["gsm8k-2"]["reason"] == "wrong_value" and rows["gsm8k-2"]["answer"] == "65000"
-    assert "mockllm/model: turn execution accuracy 57.1% (4/7)" in out
+    assert "mockllm/model: accuracy 57.1% (4/7 problems), unmatched 0" in out
 
 
 def test_report_shows_where_we_and_inspect_disagree(logs: dict[str, Path], tmp_path: Path) -> None:
