@@ -643,8 +643,8 @@ def _mismatch(
                     MatchReason.ROUNDING,
                     f"{pred.text}{how} is {gold_in_units:g} rounded differently, beyond the tolerance",
                 )
-        ratio = abs(p / g)
-        k = round(math.log10(ratio))
+        ratio = abs(p / g)  # 0.0 or inf when the quotient underflows or overflows ("5e-324" vs "2")
+        k = round(math.log10(ratio)) if 0.0 < ratio < math.inf else 0
         if k != 0 and _close(ratio, 10.0**k, policy.rel_tol):
             reason = MatchReason.PERCENT_CONFUSION if abs(k) == 2 else MatchReason.SCALE
             words = ""

@@ -134,7 +134,7 @@ PROGRAM_TOKEN = re.compile(
 )
 
 #: ``turn=COL:1`` in a column map: the column and whether it counts from 0 or 1.
-MAP_TURN_BASE = re.compile(r"^(?P<column>.+?):(?P<base>[01])$")
+MAP_TURN_BASE = re.compile(r"\A(?P<column>.+?):(?P<base>[01])\Z", re.DOTALL)  # any column name, newlines too
 
 #: A directory named after a run timestamp: ``2026-05-04T06-35-00Z``.
 RUN_TIMESTAMP_DIR = re.compile(r"^\d{4}-\d{2}-\d{2}T[\d-]+Z?$")

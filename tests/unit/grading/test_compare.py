@@ -205,6 +205,13 @@ def test_verdict_carries_the_values_compared() -> None:
     assert no_number.pred_value is None and no_number.gold_value is None
 
 
+@pytest.mark.parametrize(("pred", "gold"), [("5e-324", "2"), ("2", "5e-324"), ("1e308", "1e-308"), ("1e-308", "1e308")])
+def test_a_quotient_that_underflows_or_overflows_is_a_wrong_value(pred: str, gold: str) -> None:
+    verdict = answers_match(pred, gold)  # abs(p / g) is 0.0 or inf: no power of ten to name
+    assert (verdict.correct, verdict.reason) == (False, MatchReason.WRONG_VALUE)
+    assert verdict.detail.startswith(f"{pred} (")
+
+
 def test_stricter_tolerance_rejects_what_default_accepts() -> None:
     strict = MatchPolicy(name="strict", rel_tol=1e-6, accept_reported_precision=False)
     assert answers_match("0.1082", "0.10826").correct

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from workbench.errors import InputError, UsageError
@@ -284,6 +284,7 @@ _COLUMN = st.text(st.characters(codec="utf-8", exclude_characters=",=:"), min_si
     st.dictionaries(st.sampled_from([n for n in PREDICTION_TARGETS if n != "turn"]), _COLUMN, min_size=1),
     st.one_of(st.none(), st.tuples(_COLUMN, st.sampled_from([0, 1]))),
 )
+@example(columns={"record_id": "0"}, turn=("0\n0", 0))  # a newline in the turn column's name (CI, 2026-11-23)
 def test_a_map_reads_back_what_was_written(columns: dict[str, str], turn: tuple[str, int] | None) -> None:
     parts = [f"{name}={column}" for name, column in columns.items()]
     if turn is not None:
