@@ -189,6 +189,7 @@ NUMBER_WITH_UNIT = re.compile(
 PERCENT_CUE = re.compile(r"%|\bpercent(?:age)?s?\b|\bpct\b|\bgrowth rate\b|\brate of (?:change|growth|return)\b", re.I)
 
 #: A question asking for a ratio or decimal: "what is the ratio", "as a decimal", "how many times".
+#: (This and PERCENT_CUE also run in polars, on FAST_TEXT questions: keep them Rust-regex compatible.)
 RATIO_CUE = re.compile(r"\bratio\b|\bdecimal\b|\bfraction\b|\bhow many times\b|\btimes (?:as|larger|bigger)\b", re.I)
 
 #: A multiple-choice answer: ``A``, ``(b)``, ``C.``, ``Option D``.

@@ -254,10 +254,24 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _cues(frame: pl.DataFrame) -> pl.Series:
-    """``percent_cue(question, unit)`` of each row, read once per distinct pair."""
-    pairs = frame.select("question", "predicted_unit").unique()
-    cues = [percent_cue(q, u) for q, u in pairs.iter_rows()]
-    table = pairs.with_columns(pl.Series("_cue", cues, dtype=pl.String))
+    """``percent_cue(question, unit)`` of each row, read once per distinct pair: in polars where no
+    unit is declared and the question is :data:`~workbench.grading.patterns.FAST_TEXT` (on which
+    the two regex engines match alike), in Python for the rest."""
+    question = pl.col("question")
+    in_polars = pl.col("predicted_unit").is_null() & (question.is_null() | question.str.contains(patterns.FAST_TEXT))
+    pairs = frame.select("question", "predicted_unit").unique().with_columns(in_polars.fill_null(False).alias("_fast"))
+    read = (
+        pl.when(question.str.contains("(?i)" + patterns.PERCENT_CUE.pattern))
+        .then(pl.lit("percent"))
+        .when(question.str.contains("(?i)" + patterns.RATIO_CUE.pattern))
+        .then(pl.lit("ratio"))
+    )
+    fast = pairs.filter("_fast").with_columns(read.alias("_cue"))
+    rest = pairs.filter(~pl.col("_fast"))
+    rest = rest.with_columns(
+        pl.Series("_cue", [percent_cue(q, u) for q, u, _ in rest.iter_rows()], dtype=pl.String)
+    )
+    table = pl.concat([fast, rest]).drop("_fast")
     return frame.select("question", "predicted_unit").join(
         table, on=["question", "predicted_unit"], how="left", nulls_equal=True, maintain_order="left"
     )["_cue"]

@@ -20,13 +20,14 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+from workbench.grading.cues import percent_cue
 from workbench.grading.policies import POLICIES, GradingPolicy, for_benchmark
 from workbench.grading.turn import grade_turn
 from workbench.io.gold import GoldDataset, load_gold
 from workbench.io.link import attach_record_ids, gold_from_predictions
 from workbench.io.predictions import load_predictions
 from workbench.pipeline import fastpath
-from workbench.pipeline.fastpath import OUTPUTS, decide, models
+from workbench.pipeline.fastpath import OUTPUTS, _cues, decide, models
 from workbench.pipeline.grade import grade_predictions
 
 REPO = Path(__file__).resolve().parents[3]
@@ -209,6 +210,22 @@ def test_fast_path_equals_the_cascade_where_it_decides(rows: list[dict[str, Any]
     policies = [for_benchmark(p, benchmark) for p in MODELLED]
     decided = fast_equals_cascade(_frame(rows), policies)
     event(f"the fast path decides {'some' if decided.len() else 'no'} rows")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.text(max_size=40), _questions, st.sampled_from(["PERCENT?", "ratio\u00e9", "pctx"])),
+            st.sampled_from([None, None, "percent", "Ratio ", "raw", "kg"]),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_cues_read_in_polars_are_percent_cue(pairs: list[tuple[str | None, str | None]]) -> None:
+    frame = pl.DataFrame(pairs, schema={"question": pl.String, "predicted_unit": pl.String}, orient="row")
+    assert _cues(frame).to_list() == [percent_cue(q, u) for q, u in pairs]
 
 
 # --------------------------------------------------------------------------- every bundled output
