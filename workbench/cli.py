@@ -25,28 +25,11 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from workbench import __version__
-from workbench.annotations.csv_import import read_annotation_csv
-from workbench.annotations.recovery import recover_store
-from workbench.annotations.store import AnnotationStore
-from workbench.cleaning.before_after import read_annotation_store
-from workbench.cleaning.export import export_cleaned
 from workbench.config import BENCHMARKS, NO_DATASET, annotation_store_path, project_root, resolve
 from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.io.csvsafe import write_csv
 from workbench.io.paths import check_output_folder, terminal_text
 from workbench.io.predictions.columnmap import MAP_HELP
-from workbench.pipeline.grade import unmatched_message
-from workbench.pipeline.run import grade_run
-from workbench.quality.checks import flag_counts
-from workbench.report.batch import ReportJob, load_batch
-from workbench.report.runner import (
-    INTERACTIVE_TEMPLATES,
-    check_batch_template,
-    run_template,
-    template_parameters,
-    template_path,
-)
-from workbench.report.sections import item_word, report_title
 
 __all__ = ["main", "build_parser"]
 
@@ -268,6 +251,9 @@ def _store_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _annotations(args: argparse.Namespace) -> int:
+    from workbench.annotations.csv_import import read_annotation_csv
+    from workbench.annotations.recovery import recover_store
+    from workbench.annotations.store import AnnotationStore
 
     path = annotation_store_path(args.store or "")
     if args.action == "import":
@@ -301,6 +287,8 @@ def _annotations(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from workbench.cleaning.before_after import read_annotation_store
+    from workbench.cleaning.export import export_cleaned
 
     active, snapshot = read_annotation_store(args.annotations or "")
     result = export_cleaned(
@@ -320,6 +308,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    from workbench.pipeline.grade import unmatched_message
+    from workbench.pipeline.run import grade_run
+    from workbench.quality.checks import flag_counts
 
     check_output_folder(args.out)  # before grading: a bad --out costs no time
     dataset, predictions = _split_files(args.dataset, args.files)
@@ -338,7 +329,7 @@ def _grade(args: argparse.Namespace) -> int:
         _say(f"workbench: note: {line}", file=sys.stderr)
     for line in unmatched_message(run.unmatched, paths["unmatched"]):
         _say(f"workbench: warning: {line}", file=sys.stderr)
-    problems = item_word(run) == "problem"  # GSM8K, MATH: one turn a problem, no conversations to count
+    problems = run.item == "problem"  # GSM8K, MATH: one turn a problem, no conversations to count
     for system, metrics in run.summary.items():
         counted = f"{metrics['n_turns_correct']}/{metrics['n_turns']}"
         accuracy = (
@@ -391,12 +382,16 @@ def _template_description(path: Path) -> str:
         for line in text.splitlines():
             if line.startswith("# "):
                 return line.removeprefix("# ").strip()
+    from workbench.report.sections import report_title
+
     subtitle = report_title("", path.stem).partition(": ")[2]  # "<benchmark> error report: <subtitle>"
     return "" if subtitle in ("", path.stem) else subtitle[:1].upper() + subtitle[1:]
 
 
 def _templates_epilog() -> str:
     """The templates under ``notebooks/``, one line each, for ``workbench report --help``."""
+    from workbench.report.runner import INTERACTIVE_TEMPLATES
+
     paths = sorted((project_root() / "notebooks").glob("*.ipynb"))
     if not paths:
         return "templates: none found under notebooks/"
@@ -470,6 +465,8 @@ def _template_values(template: str, given: Sequence[str]) -> dict[str, Any]:
     """
     if not given:
         return {}
+    from workbench.report.runner import template_parameters, template_path
+
     path = template_path(template)
     known = template_parameters(path)
     values: dict[str, Any] = {}
@@ -492,6 +489,8 @@ _INPUT_OPTIONS = {"dataset": "--dataset", "predictions": "--predictions", "syste
 
 
 def _report(args: argparse.Namespace) -> int:
+    from workbench.report import runner
+    from workbench.report.batch import ReportJob, load_batch
 
     if args.config is not None:
         options = {"dataset": "--dataset", "predictions": "--predictions", "system": "--system", "maps": "--map"}
@@ -503,7 +502,7 @@ def _report(args: argparse.Namespace) -> int:
             )
         jobs = load_batch(args.config)
     else:
-        check_batch_template(args.template)
+        runner.check_batch_template(args.template)
         if args.out is not None:
             check_output_folder(args.out)
         # lists, not ';'-joined texts: a file or system named 'a;b' stays one; run_template
@@ -534,7 +533,7 @@ def _report(args: argparse.Namespace) -> int:
         if len(jobs) > 1:
             _say(f"[{index}/{len(jobs)}] {job.template}", file=sys.stderr)
         try:
-            result = run_template(
+            result = runner.run_template(
                 job.template,
                 parameters=job.parameters,
                 out_dir=job.out_dir,

@@ -58,6 +58,18 @@ class Run:
         return conversations(self.graded.turns)
 
     @property
+    def multi_turn(self) -> bool:
+        """Whether some graded turn follows another in its conversation."""
+        turns = self.graded.turns
+        return bool(turns.height) and int(turns["turn"].max() or 0) > 0  # type: ignore[arg-type]
+
+    @property
+    def item(self) -> str:
+        """What the run counts: ``"turn"`` (ConvFinQA, or any conversation) or ``"problem"``
+        (GSM8K, MATH: one question, one turn)."""
+        return "turn" if self.multi_turn or self.gold.benchmark == "convfinqa" else "problem"
+
+    @property
     def unmatched(self) -> pl.DataFrame:
         return self.graded.unmatched
 

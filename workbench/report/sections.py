@@ -60,10 +60,6 @@ def benchmark_name(benchmark: str) -> str:
     return BENCHMARK_NAMES.get(benchmark, "ConvFinQA")
 
 
-def _multi_turn(run: Run) -> bool:
-    return bool(run.turns.height) and int(run.turns["turn"].max() or 0) > 0  # type: ignore[arg-type]
-
-
 def _any(run: Run, column: str) -> bool:
     turns = run.turns
     return column in turns.columns and bool(turns[column].is_not_null().any())
@@ -72,7 +68,7 @@ def _any(run: Run, column: str) -> bool:
 #: What a section can need from a run, each a test of the run.
 NEEDS: Mapping[str, Callable[[Run], bool]] = MappingProxyType(
     {
-        "conversations": _multi_turn,
+        "conversations": lambda run: run.multi_turn,
         "programs": lambda run: _any(run, "operation"),
         "type2": lambda run: "has_type2_question" in run.turns.columns and bool(run.turns["has_type2_question"].any()),
         "flags": lambda run: run.gold.benchmark == "convfinqa" or bool(run.checks.height),
@@ -253,7 +249,7 @@ _PAGES: Mapping[str, tuple[str, str]] = MappingProxyType(
 
 
 def _words(run: Run) -> dict[str, str]:
-    item = "turn" if _multi_turn(run) or run.gold.benchmark == "convfinqa" else "problem"
+    item = run.item
     return {"benchmark": benchmark_name(run.gold.benchmark), "item": item, "items": f"{item}s"}
 
 
@@ -335,7 +331,7 @@ def headline_metrics(run: Run) -> tuple[MetricSpec, ...]:
     without programs), without the conversation-level ones when every item is a single
     question (they would repeat the turn-level figure), named for problems rather than turns
     there ("Accuracy", "Problems")."""
-    single = not (_multi_turn(run) or run.gold.benchmark == "convfinqa")
+    single = run.item == "problem"
     return tuple(
         replace(spec, label=spec.single_label) if single and spec.single_label else spec
         for spec in HEADLINE_METRICS
@@ -390,7 +386,7 @@ def upstream_table(run: Run) -> tables.HtmlBlock | None:
         return None
     verdict = {True: "right", False: "wrong"}
     differ = upstream_disagreements(run.turns).sort("system", "record_id", "turn")
-    columns = {c: name for c, name in _UPSTREAM_COLUMNS.items() if c != "turn" or _multi_turn(run)}
+    columns = {c: name for c, name in _UPSTREAM_COLUMNS.items() if c != "turn" or run.multi_turn}
     frame = differ.with_columns(
         pl.col("upstream_correct").replace_strict(verdict, return_dtype=pl.String).alias("upstream"),
         pl.col("correct").replace_strict(verdict, return_dtype=pl.String).alias("ours"),
@@ -470,8 +466,8 @@ COMPARE_SECTIONS: Mapping[str, Section] = MappingProxyType(
 
 
 def item_word(run: Run) -> str:
-    """What the run's pages count: ``"turn"`` (ConvFinQA, or any conversation) or ``"problem"``."""
-    return _words(run)["item"]
+    """What the run's pages count (:attr:`workbench.pipeline.run.Run.item`)."""
+    return run.item
 
 
 def compare_title(run: Run) -> Markdown:

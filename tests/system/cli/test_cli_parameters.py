@@ -11,6 +11,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from workbench import cli
+from workbench.report import runner
 from workbench.report.batch import load_batch
 from workbench.report.runner import ReportResult
 from workbench.report.sections import report_title
@@ -28,7 +29,7 @@ def runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, Any]
         calls.append({"template": template, "parameters": parameters})
         return ReportResult(notebook=tmp_path / "r.ipynb", html=tmp_path / "r.html")
 
-    monkeypatch.setattr(cli, "run_template", run_template)
+    monkeypatch.setattr(runner, "run_template", run_template)  # workbench report calls runner.run_template
     return calls
 
 
