@@ -190,3 +190,18 @@ def test_system_count_must_match_files(tmp_path: Path, capsys: pytest.CaptureFix
     )
     assert code == 2
     _assert_one_clear_line(err, "2 system names for 1 prediction files")
+
+
+def test_grade_imports_only_what_grading_needs(tmp_path: Path) -> None:
+    """A fresh ``workbench grade`` loads no report, annotation or notebook module (issue 21: start-up)."""
+    script = (
+        "import sys\n"
+        "from workbench.cli import main\n"
+        f"code = main(['grade', {str(GOLD)!r}, {str(PREDS)!r}, '--out', {str(tmp_path / 'out')!r}])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('IPython', 'jinja2', 'ipywidgets', 'plotly')\n"
+        "                or m.startswith(('workbench.report', 'workbench.annotations', 'workbench.cleaning')))\n"
+        "print(code, loaded)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "0 []"
