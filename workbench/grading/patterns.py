@@ -70,6 +70,9 @@ __all__ = [
     "TEXT_NUMBER_AFTER",
     "FAST_NUMBER_UNSAFE",
     "FAST_BOX",
+    "FAST_ANSWER",
+    "FAST_NUMBER_WORDS",
+    "FAST_FENCED_CODE",
 ]
 
 #: Characters that people and models use for a minus sign: U+2212 MINUS SIGN, the dashes
@@ -348,3 +351,28 @@ FAST_NUMBER_UNSAFE = r"%[-$.0-9]|/ ?\d+\.\d"
 #: What follows the only ``\boxed`` of an output when it is one balanced box whose content has no
 #: brace and no backslash (the box the fast path reads; brace matching finds the same content).
 FAST_BOX = r"^\s*\{(?P<content>[^{}\\]*)\}"
+
+#: A system's own answer the fast path compares (its answer field, its harness's answer): a
+#: :data:`FAST_NUMBER` with whitespace (space, tab, newline, carriage return) around it, as
+#: program-of-thoughts prints it (``'5\\n\\n'``), and ``%`` or the word ``percent``/``pct`` (lower case,
+#: after one space or none) after it: what :data:`WHOLE_NUMBER_ANSWER` or :data:`FINANCE_AMOUNT` read
+#: as a percentage with no scale, and whose normalised text (:func:`~workbench.grading.normalize.normalize_answer`)
+#: is the answer without the whitespace around it.
+FAST_ANSWER = (
+    r"^[ \t\n\r]*(?P<neg>-)?(?P<cur>\$)?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)"
+    r"(?:(?P<pct>%)|(?P<word> ?(?:percent|pct)))?[ \t\n\r]*$"
+)
+
+#: A marker's answer that is a :data:`FAST_NUMBER` followed by one space and words (letters and
+#: spaces only: ``4 percent``, ``2.314 thousand``, ``18 dollars``): what
+#: :func:`~workbench.grading.extract.clean_answer_text` cuts to the number (group ``number``).
+FAST_NUMBER_WORDS = r"^(?P<number>-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?) [A-Za-z][A-Za-z ]*$"
+
+#: :data:`FENCED_CODE` for polars, on :data:`FAST_TEXT`: a block whose info string is ``output``
+#: (around it only the whitespace that text can hold) is the group ``keep``; the other blocks are
+#: code, which flexible extraction does not read. The blocks are the same as Python's except
+#: that an unclosed block at the end of the text takes a final newline (Python's ``$`` stops
+#: before it), which holds no number.
+FAST_FENCED_CODE = (
+    r"(?s)(?P<keep>```[ \t\r]*output[ \t\r]*\n.*?(?:```|$))|```[^\n`]*\n.*?(?:```|$)"
+)

@@ -19,7 +19,7 @@ from workbench.grading import patterns
 from workbench.grading.compare import MatchPolicy
 from workbench.grading.status import GradeStatus, MatchReason
 
-__all__ = ["read_numbers", "cascade", "official", "exact_string", "no_answer", "details"]
+__all__ = ["read_numbers", "answer_text", "cascade", "official", "exact_string", "no_answer", "details"]
 
 #: Most digits in a number the fast path reads: its value is exact, ``round(x, 5)`` is decided.
 _MAX_DIGITS = 20
@@ -43,17 +43,21 @@ _MATCH_REASONS = frozenset(
 
 
 # --------------------------------------------------------------------------- reading numbers
-def _number(text: pl.Expr) -> dict[str, pl.Expr]:
-    """A plain number (:data:`~workbench.grading.patterns.FAST_NUMBER`) read as
+def _number(text: pl.Expr, pattern: str = patterns.FAST_NUMBER) -> dict[str, pl.Expr]:
+    """A plain number (``pattern``: :data:`~workbench.grading.patterns.FAST_NUMBER`, or
+    :data:`~workbench.grading.patterns.FAST_ANSWER` for an answer) read as
     :func:`~workbench.grading.normalize.parse_number` reads it: ``ok`` (null when it is not one),
-    ``value`` (sign applied, percent not), ``pct``, ``cur``, ``dec`` (decimals), ``sig``
-    (significant digits), ``tz`` (trailing zeros of an integer)."""
-    shaped = text.str.contains(patterns.FAST_NUMBER)
-    neg = text.str.starts_with("-")
-    unsigned = text.str.strip_prefix("-")
-    cur = unsigned.str.starts_with("$")
-    pct = text.str.ends_with("%")
-    digits = unsigned.str.strip_prefix("$").str.strip_suffix("%").str.replace_all(",", "", literal=True)
+    ``value`` (sign applied, percent not), ``pct`` (``%`` or a percent word), ``cur``, ``dec``
+    (decimals), ``sig`` (significant digits), ``tz`` (trailing zeros of an integer), ``word`` (the
+    percent is a word: no number to the official rule) and ``e`` (the text holds an ``e``, as
+    "percent" does: ``compare._written_integer`` then does not hold)."""
+    parts = text.str.extract_groups(pattern)
+    shaped = parts.struct.field("num").is_not_null()
+    neg = parts.struct.field("neg").is_not_null()
+    cur = parts.struct.field("cur").is_not_null()
+    word = parts.struct.field("word") if pattern == patterns.FAST_ANSWER else pl.lit(None, pl.String)
+    pct = parts.struct.field("pct").is_not_null() | word.is_not_null()
+    digits = parts.struct.field("num").str.replace_all(",", "", literal=True)
     magnitude = pl.when(shaped).then(digits.cast(pl.Float64, strict=False))
     point = digits.str.find(".", literal=True)
     length = digits.str.len_chars()
@@ -77,6 +81,8 @@ def _number(text: pl.Expr) -> dict[str, pl.Expr]:
         .otherwise(length - digits.str.strip_chars_end("0").str.len_chars())
         .cast(pl.Int64),
         "zero": magnitude == 0,
+        "word": word.is_not_null(),
+        "e": word.str.contains("e", literal=True).fill_null(False),
     }
 
 
@@ -184,12 +190,28 @@ def _allowed(pct: pl.Expr, gold_pct: pl.Expr | None, cue: pl.Expr, upward: bool,
 
 def _fields(prefix: str) -> dict[str, pl.Expr]:
     """The columns :func:`read_numbers` wrote for ``prefix``."""
-    return {k: pl.col(f"{prefix}{k}") for k in ("ok", "value", "pct", "cur", "dec", "sig", "tz", "zero")}
+    names = ("ok", "value", "pct", "cur", "dec", "sig", "tz", "zero", "word", "e")
+    return {k: pl.col(f"{prefix}{k}") for k in names}
 
 
-def read_numbers(lf: pl.LazyFrame, text: str, prefix: str) -> pl.LazyFrame:
-    """``lf`` with :func:`_number` of the column ``text`` as columns named ``prefix...``."""
-    return lf.with_columns(**{f"{prefix}{k}": v for k, v in _number(pl.col(text)).items()})
+def read_numbers(lf: pl.LazyFrame, text: str, prefix: str, pattern: str = patterns.FAST_NUMBER) -> pl.LazyFrame:
+    """``lf`` with :func:`_number` of the column ``text`` (read with ``pattern``) as columns named
+    ``prefix...``."""
+    return lf.with_columns(**{f"{prefix}{k}": v for k, v in _number(pl.col(text), pattern).items()})
+
+
+def answer_text(answer: pl.Expr) -> pl.Expr:
+    """The normalised text of an answer :data:`~workbench.grading.patterns.FAST_ANSWER` reads
+    (:func:`~workbench.grading.normalize.normalize_answer`: the whitespace around it goes), which
+    the cascade's details and ``exact_string_match`` (``pred.strip()``) show."""
+    return answer.str.strip_chars(" \t\n\r")
+
+
+def _repr(text: pl.Expr) -> pl.Expr:
+    """Python's ``repr`` of a :data:`~workbench.grading.patterns.FAST_ANSWER` answer or a plain
+    gold (no quote, no backslash; tab, newline, carriage return escaped)."""
+    escaped = text.str.replace_all("\t", "\\t", literal=True).str.replace_all("\n", "\\n", literal=True)
+    return pl.concat_str(pl.lit("'"), escaped.str.replace_all("\r", "\\r", literal=True), pl.lit("'"))
 
 
 def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
@@ -227,7 +249,7 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
             pl.lit(1.0), gold_in_units.abs()
         ) * 1e-9
         near = _close(value, g, rel) | (reports & precise(gold_in_units))
-        exact_integers = pl.lit(numbers.integers_exact) & (pdec == 0) & integral
+        exact_integers = pl.lit(numbers.integers_exact) & (pdec == 0) & ~pred["e"] & integral
         return pl.when(exact_integers).then(pv == gold_in_units.round(0)).otherwise(near)
 
     def rounding(gold_in_units: pl.Expr, g_decimals: pl.Expr) -> pl.Expr:  # compare._is_rounding
@@ -343,18 +365,18 @@ def official(lf: pl.LazyFrame) -> pl.LazyFrame:
     ``_official_ok`` and ``_official``."""
     pred, gold = _fields("_p_"), _fields("_g_")
 
-    def official(number: dict[str, pl.Expr]) -> pl.Expr:  # str_to_num: a currency sign is no number
+    def official(number: dict[str, pl.Expr]) -> pl.Expr:  # str_to_num: a currency sign or word is no number
         value = pl.when(number["pct"]).then(_hundredth(number["value"])).otherwise(number["value"])
-        return pl.when(~number["cur"]).then(value)
+        return pl.when(~number["cur"] & ~number["word"]).then(value)
 
     lf = lf.with_columns(official(pred).alias("_po"), official(gold).alias("_go"))
     p, g = pl.col("_po"), pl.col("_go")
     answer, gold_text = pl.col("answer"), pl.col("gold_executed")
-    quoted = pl.concat_str(pl.lit("'"), answer, pl.lit("' vs '"), gold_text, pl.lit("'"))
+    quoted = pl.concat_str(_repr(answer), pl.lit(" vs "), _repr(gold_text))
     verdict = (
         pl.when(p.is_null() | g.is_null())
         .then(
-            pl.when(answer == gold_text)
+            pl.when(answer_text(answer) == gold_text)
             .then(_verdict(True, MatchReason.EXACT, "official_text", p, None, quoted, value=p))
             .when(g.is_null())
             .then(_verdict(False, MatchReason.WRONG_VALUE, "official_text", p, None, quoted, value=p))
@@ -377,7 +399,7 @@ def exact_string(lf: pl.LazyFrame) -> pl.LazyFrame:
     """``policies.exact_string_match`` of ``answer`` against the gold as the dataset writes it,
     when its ``repr`` is plain (printable ASCII, no quote or backslash): adds ``_string_ok`` and
     ``_string``."""
-    answer, display = pl.col("answer"), pl.col("_display")
+    answer, display = answer_text(pl.col("answer")), pl.col("_display")
     gold = display.str.strip_chars(" ")
     safe = display.str.contains(r"^[ -~]*$") & ~display.str.contains(r"['\\]") & (gold.str.len_chars() > 0)
     quoted = pl.concat_str(pl.lit("'"), answer, pl.lit("' vs '"), gold, pl.lit("'"))
@@ -403,7 +425,7 @@ def details(long: pl.DataFrame, rel_tol: float) -> pl.Series:
     def fmt(name: str) -> pl.Expr:
         return pl.col(name).replace_strict(floats, written, default=None, return_dtype=pl.String)
 
-    f1, f2, text, answer = fmt("f1"), fmt("f2"), pl.col("text"), pl.col("answer")
+    f1, f2, text, answer = fmt("f1"), fmt("f2"), pl.col("text"), answer_text(pl.col("answer"))
     how = text.str.split_exact("\x00", 1).struct.field("field_0")
     why = text.str.split_exact("\x00", 1).struct.field("field_1")
     t = pl.col("template")

@@ -6,9 +6,12 @@ policy compares and grades it with polars expressions, filling the same columns 
 values as :func:`~workbench.grading.turn.grade_turn`: answer, answer source, extraction rule,
 verdict, status, reason, detail and the predicted value. It models
 
-* answer selection (:func:`~workbench.grading.policies.select_answer`) without a program;
+* answer selection (:func:`~workbench.grading.policies.select_answer`) without a program; a
+  system's own answer may have whitespace around it (program-of-thoughts prints ``'5\\n\\n'``)
+  and ``percent``/``pct`` after it (:data:`~workbench.grading.patterns.FAST_ANSWER`);
 * strict extraction by one kind of marker (the last ``####``, "answer is", ``A:`` line or a
-  single simple ``\\boxed{}``), and flexible extraction's last-number rule;
+  single simple ``\\boxed{}``), whose answer is a plain number or one followed by words
+  (``4 percent``: the number), and flexible extraction's last-number rule;
 * the matchers ``exact_string``, ``official`` and the numeric cascade's exact, 5-decimal,
   tolerance, reported-precision and percent rules, and its mismatch types (sign flip, rounding,
   scale, percent confusion, wrong value), with the cues of the question and the declared unit.
@@ -104,10 +107,15 @@ def models(policy: GradingPolicy) -> bool:
 # --------------------------------------------------------------------------- extraction
 def _tidy(span: pl.Expr) -> pl.Expr:
     """What :func:`~workbench.grading.extract.clean_answer_text` makes of a marker's answer when it
-    is a plain number, perhaps with one period after it; null otherwise (the cascade reads it)."""
+    is a plain number, perhaps with one period after it, or a plain number followed by words
+    (``4 percent``, ``2.314 thousand``: the number alone); null otherwise (the cascade reads it)."""
     text = span.str.strip_chars()
     cut = pl.when(text.str.ends_with(".")).then(text.str.slice(0, text.str.len_chars() - 1)).otherwise(text)
-    return pl.when(cut.str.contains(patterns.FAST_NUMBER)).then(cut)
+    return (
+        pl.when(cut.str.contains(patterns.FAST_NUMBER))
+        .then(cut)
+        .otherwise(cut.str.extract(patterns.FAST_NUMBER_WORDS, 1))
+    )
 
 
 def _on(
@@ -322,8 +330,9 @@ def decide(
         (pl.col("predicted_program").is_null() | pl.col("predicted_program").str.contains(r"^\s*$")).alias(
             "_no_program"
         ),
-        pa.str.contains(patterns.FAST_NUMBER).fill_null(False).alias("_pa"),
-        ua.str.contains(patterns.FAST_NUMBER).fill_null(False).alias("_ua"),
+        # a system's own answer: a plain number, whitespace around it, a percent word after it
+        pa.str.contains(patterns.FAST_ANSWER).fill_null(False).alias("_pa"),
+        ua.str.contains(patterns.FAST_ANSWER).fill_null(False).alias("_ua"),
     )
     # the raw output is read only when the system gives no answer of its own
     readable = (
@@ -375,7 +384,7 @@ def decide(
                 pl.when(pa_given)
                 .then(pa)
                 .when(ua.is_not_null())
-                .then(ua)
+                .then(fastmatch.answer_text(ua))  # select_answer strips the harness's answer
                 .when(blank)
                 .then(none)
                 .otherwise(pl.col("_flex_answer"))
@@ -412,7 +421,8 @@ def decide(
     # each distinct comparison is made once: systems give the same answers to the same questions
     compared = ["answer", "gold_executed", "_display", "_cue"]
     pairs = long.select(compared).unique().lazy()
-    pairs = fastmatch.read_numbers(fastmatch.read_numbers(pairs, "answer", "_p_"), "gold_executed", "_g_")
+    pairs = fastmatch.read_numbers(pairs, "answer", "_p_", patterns.FAST_ANSWER)
+    pairs = fastmatch.read_numbers(pairs, "gold_executed", "_g_")
     matchers = {p.matcher for _, p in chosen}
     cascades = {p.numbers.bare_percent_reading: p.numbers for _, p in chosen if p.matcher == "cascade"}
     if len(cascades) > 1:  # one reading of bare numbers per run (for_benchmark gives all the same)
