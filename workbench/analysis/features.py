@@ -15,7 +15,7 @@ furthest such turn lies (``k - min(j)``), 0 for a turn that builds on none.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,7 @@ from workbench.grading.program import (
     operations,
     parse_program,
 )
-from workbench.parallel import same_tables
+from workbench.parallel import distinct, same_tables
 
 __all__ = [
     "RARE_OPERATIONS",
@@ -90,10 +90,18 @@ def answer_format(display: str | None, executed: str | None, question: str | Non
     >>> answer_format("206588", "206588", "what was revenue in 2009?", "lookup")
     'plain'
     """
-    if (executed or "").strip().lower() in ("yes", "no"):
+    return _format(_yes_no(executed), "%" in (display or ""), percent_cue(question, None), final_operation)
+
+
+def _yes_no(executed: str | None) -> bool:
+    return (executed or "").strip().lower() in ("yes", "no")
+
+
+def _format(yes_no: bool, percent_sign: bool, cue: str | None, final_operation: str) -> str:
+    """:func:`answer_format` from what it reads of the display, executed answer and question."""
+    if yes_no:
         return "yes/no"
-    cue = percent_cue(question, None)
-    if "%" in (display or "") or cue == "percent":
+    if percent_sign or cue == "percent":
         return "percent"
     if cue == "ratio" or final_operation == "divide":
         return "ratio"
@@ -176,35 +184,56 @@ def gold_features(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = 
     tables = tables or {}
     canonical = same_tables(tables)
     has_doc = "doc_id" in turns.columns
-    content = ("turn", "gold_program", "gold_value", "gold_answer", "gold_executed", "question")
-    conversations = (
-        turns.sort("record_id", "turn")
-        .group_by("record_id", maintain_order=True)
-        .agg(*content, (pl.col("doc_id").first() if has_doc else pl.lit(None, dtype=pl.String)).alias("doc_id"))
+    # a turn's features read its display only for a % sign, its executed answer only for yes/no,
+    # its question only for the percent cue, and the gold values only through programs: each
+    # distinct conversation of those is computed once (GSM8K copies share their questions)
+    ordered = turns.sort("record_id", "turn").with_columns(
+        pl.col("gold_answer").str.contains("%", literal=True).fill_null(False).alias("_percent_sign"),
+        _per_value(turns, "gold_executed", _yes_no, pl.Boolean()).alias("_yes_no"),
+        _per_value(turns, "question", lambda q: percent_cue(q, None), pl.String()).alias("_cue"),
+        _per_value(turns, "gold_program", _has_program, pl.Boolean()).alias("_has_program"),
     )
-    done: dict[tuple[object, ...], int] = {}  # distinct conversation contents, numbered
-    which: list[int] = []  # per conversation, its content's number
+    ordered = ordered.with_columns(
+        pl.when(pl.col("_has_program").any().over("record_id")).then(pl.col("gold_value")).alias("gold_value")
+    )
+    content = ("turn", "gold_program", "gold_value", "_percent_sign", "_yes_no", "_cue")
+    doc_id = pl.col("doc_id").first() if has_doc else pl.lit(None, dtype=pl.String)
+    conversations = ordered.group_by("record_id", maintain_order=True).agg(
+        *content,
+        doc_id.replace_strict(canonical, default=None, return_dtype=pl.String).alias("_table")
+        if canonical
+        else pl.lit(None, dtype=pl.String).alias("_table"),
+    )
+    unique, which = distinct(conversations, [*content, "_table"])
     columns: dict[str, list[object]] = {name: [] for name in FEATURES if name != "record_id"}
     contents: list[int] = []
-    for conv in conversations.iter_rows(named=True):
-        doc_id = conv["doc_id"]
-        table_id = canonical.get(doc_id) if doc_id else None
-        key = (*(tuple(conv[c]) for c in content), table_id)
-        number = done.get(key)
-        if number is None:
-            number = done[key] = len(done)
-            for values in _conversation_features(conv, tables.get(table_id) if table_id else None):
-                contents.append(number)
-                for name, value in zip(columns, values, strict=True):
-                    columns[name].append(value)
-        which.append(number)
+    for number, conv in enumerate(unique.iter_rows(named=True)):
+        table_id = conv["_table"]
+        for values in _conversation_features(conv, tables.get(table_id) if table_id else None):
+            contents.append(number)
+            for name, value in zip(columns, values, strict=True):
+                columns[name].append(value)
     schema = {name: dtype for name, dtype in FEATURES.items() if name != "record_id"}
     features = pl.DataFrame(columns, schema=schema).with_columns(pl.Series("_content", contents, dtype=pl.Int64))
     return (
-        conversations.select("record_id", pl.Series("_content", which, dtype=pl.Int64))
+        conversations.select("record_id", which.cast(pl.Int64).alias("_content"))
         .join(features, on="_content", how="inner", maintain_order="left_right")
         .select(list(FEATURES))
     )
+
+
+def _has_program(program: str | None) -> bool:
+    return bool(program and program.strip())
+
+
+def _per_value(frame: pl.DataFrame, column: str, fn: Callable[[Any], object], dtype: pl.DataType) -> pl.Expr:
+    """``fn`` of each value of ``column`` as an expression, ``fn`` called once per distinct value."""
+    values = frame.get_column(column).unique()
+    found = pl.DataFrame({column: values, "_out": pl.Series([fn(v) for v in values.to_list()], dtype=dtype)})
+    keys = found.filter(pl.col(column).is_not_null())
+    out = pl.col(column).replace_strict(keys[column], keys["_out"], default=None, return_dtype=dtype)
+    null = found.filter(pl.col(column).is_null())["_out"]
+    return pl.when(pl.col(column).is_null()).then(pl.lit(null[0] if null.len() else None, dtype=dtype)).otherwise(out)
 
 
 def _conversation_features(conv: Mapping[str, Any], table: TableRows | None) -> list[tuple[object, ...]]:
@@ -217,8 +246,8 @@ def _conversation_features(conv: Mapping[str, Any], table: TableRows | None) -> 
         feature = TurnFeatures(
             operations=ops,
             rare_operation=next((op for op in ops if op in RARE_OPERATIONS), "none"),
-            answer_format=answer_format(
-                conv["gold_answer"][k], conv["gold_executed"][k], conv["question"][k], final_operation(program)
+            answer_format=_format(
+                conv["_yes_no"][k], conv["_percent_sign"][k], conv["_cue"][k], final_operation(program)
             ),
             depends_on=used,
         )

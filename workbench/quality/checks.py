@@ -112,6 +112,16 @@ def _documents_by_id(documents: pl.DataFrame) -> tuple[dict[str, dict[str, Any]]
     return first, same
 
 
+#: A gold turn no gold-only rule flags: no program, and a display that is its executed answer as
+#: written, or no display or executed answer. Conversations of only such turns (GSM8K, MATH) are
+#: not read row by row.
+_SILENT = (pl.col("gold_program").is_null() | (pl.col("gold_program") == "")) & (
+    pl.col("gold_answer").is_null()
+    | pl.col("gold_executed").is_null()
+    | (pl.col("gold_answer") == pl.col("gold_executed"))
+)
+
+
 def gold_checks(gold: GoldDataset) -> pl.DataFrame:
     """Run the detectors that need only the gold set (see the module docstring).
 
@@ -142,7 +152,7 @@ def gold_checks(gold: GoldDataset) -> pl.DataFrame:
     has_display = shows_display_answers(gold.turns)
     rows: list[dict[str, Any]] = []
     done: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # flags by conversation content
-    ordered = gold.turns.sort("record_id", "turn").iter_rows(named=True)
+    ordered = gold.turns.filter(_SILENT.not_().any().over("record_id")).sort("record_id", "turn").iter_rows(named=True)
     for record_id, conversation in itertools.groupby(ordered, key=lambda row: row["record_id"]):
         turns = [
             {**row, "doc_id": same.get(row["doc_id"], row["doc_id"])} if row.get("doc_id") else row

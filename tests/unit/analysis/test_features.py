@@ -6,10 +6,20 @@ import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
-from workbench.analysis.features import ANSWER_FORMATS, FEATURES, gold_features, turn_dependencies
-from workbench.grading.program import parse_program
-from workbench.io.gold import GoldDataset
+from workbench.analysis.features import (
+    ANSWER_FORMATS,
+    FEATURES,
+    RARE_OPERATIONS,
+    answer_format,
+    gold_features,
+    turn_dependencies,
+)
+from workbench.config import project_root
+from workbench.grading.equivalence import final_operation
+from workbench.grading.program import TableRows, operations, parse_program
+from workbench.io.gold import GoldDataset, load_gold
 
 
 @pytest.fixture(scope="module")
@@ -82,3 +92,61 @@ def test_lookups_then_their_sum_depend_on_every_lookup(values: list[float]) -> N
 def test_unparseable_programs_have_no_features() -> None:
     assert turn_dependencies(["5", "divide(#0"], [5.0, None]) == [(), ()]
     parse_program("divide(5, 2)")  # sanity: the parser itself is fine
+
+
+# --------------------------------------------------------------------------- one computation per distinct conversation
+def _turn_by_turn(turns: pl.DataFrame, tables: dict[str, TableRows]) -> pl.DataFrame:
+    """The features as the module defines them, every conversation computed on its own."""
+    rows = []
+    for (record_id,), conv in turns.sort("record_id", "turn").group_by("record_id", maintain_order=True):
+        doc_id = conv["doc_id"][0] if "doc_id" in conv.columns else None
+        table = tables.get(doc_id) if doc_id else None
+        programs = conv["gold_program"].to_list()
+        deps = turn_dependencies(programs, conv["gold_value"].to_list(), table)
+        for k, row in enumerate(conv.iter_rows(named=True)):
+            program = row["gold_program"]
+            ops = list(operations(parse_program(program))) if program and program.strip() else []
+            fmt = answer_format(row["gold_answer"], row["gold_executed"], row["question"], final_operation(program))
+            distance = row["turn"] - min(deps[k]) if deps[k] else 0
+            rare = next((op for op in ops if op in RARE_OPERATIONS), "none")
+            rows.append((record_id, row["turn"], ops, rare, fmt, list(deps[k]), distance))
+    return pl.DataFrame(rows, schema=FEATURES, orient="row")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "data/convfinqa/dev.json",
+        "tests/fixtures/convfinqa/original_train_subset_50.json",
+        "data/gsm8k/test.jsonl",
+        "tests/fixtures/math/math500_test_7.json",
+    ],
+)
+def test_features_are_those_of_each_conversation_computed_alone(path: str) -> None:
+    """Conversations that differ only in what the features do not read (a display without %, an
+    executed answer that is not yes/no, questions with the same cue, values without programs)
+    share one computation; the result is each conversation's own."""
+    gold = load_gold(project_root() / path)
+    turns = gold.turns
+    if gold.benchmark == "gsm8k":  # copies with other golds, a % display, a yes/no, a ratio question
+        copy = turns.with_columns(
+            pl.col("record_id") + "#1",
+            (pl.col("gold_answer") + "0").alias("gold_answer"),
+            pl.col("gold_executed") + "0",
+            pl.col("gold_value") * 10,
+        )
+        odd = pl.int_range(pl.len()) % 5
+        other = turns.with_columns(
+            pl.col("record_id") + "#2",
+            pl.when(odd == 0).then(pl.col("gold_answer") + "%").otherwise(pl.col("gold_answer")).alias("gold_answer"),
+            pl.when(odd == 1).then(pl.lit(" Yes")).otherwise(pl.col("gold_executed")).alias("gold_executed"),
+            pl.when(odd == 2)
+            .then(pl.lit("what is the ratio of a to b?"))
+            .otherwise(pl.col("question"))
+            .alias("question"),
+        )
+        turns = pl.concat([turns, copy, other])
+    tables = gold.tables()
+    got = gold_features(turns, tables)
+    assert got.height == turns.height
+    assert_frame_equal(got, _turn_by_turn(turns, tables))
