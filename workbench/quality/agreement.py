@@ -1,6 +1,13 @@
 """The rule on several systems' answers: ``systems_agree``.
 
 What it flags and with which confidence: :mod:`workbench.quality.checks`.
+
+How it scales (a million turns of eight systems): the rule compares every pair of a turn's wrong
+answers with ``answers_match`` both ways. Here each distinct string is read once (plain numbers in
+polars, :func:`_fast_readings`; the rest by ``answers_match`` of the string with itself), pairs of
+numbers too far apart to agree under any reading are dropped in polars (:func:`_may_agree`), each
+remaining distinct pair is compared once, and only the turns where two answers agree are read
+row by row. The flags are those of the rule as written (``tests/unit/quality/test_agreement.py``).
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from workbench.grading import patterns
 from workbench.grading.compare import MatchPolicy, answers_match, read_number
 from workbench.grading.status import MatchReason
 from workbench.quality.flags import AGREEMENT_RULE, CONFIDENCE, checks_frame, flag_row, merge_flags
@@ -69,6 +77,10 @@ class _Agreement:
     def __init__(self) -> None:
         self._read: dict[str, tuple[bool, tuple[float, float, float] | None]] = {}
         self._pairs: dict[tuple[str, str], bool] = {}
+
+    def seed(self, answer: str, reading: tuple[bool, tuple[float, float, float] | None]) -> None:
+        """Record a reading found otherwise (:func:`_fast_readings`)."""
+        self._read[answer] = reading
 
     def reading(self, answer: str) -> tuple[bool, tuple[float, float, float] | None]:
         found = self._read.get(answer)
@@ -139,6 +151,8 @@ def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFra
     rows = []
     done: dict[tuple[Any, ...], tuple[str, float] | None] = {}  # by the answers and the gold
     agree = _Agreement()
+    if min_systems >= 2:  # a turn where no two answers agree has no group of two
+        grouped = grouped.filter(_some_agree(grouped, agree))
     for row in grouped.iter_rows(named=True):
         key = (*(tuple(row[c]) for c in ("system", "answer", "reason")), row["n_systems"])
         key += (row["gold_answer"], row["gold_executed"])
@@ -148,6 +162,80 @@ def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFra
         if found is not None:
             rows.append(flag_row(row["record_id"], row["turn"], "mislabel", AGREEMENT_RULE, *found))
     return merge_flags(checks_frame(rows)) if rows else checks_frame([])
+
+
+def _fast_readings(strings: pl.Series) -> pl.DataFrame:
+    """``answer, value, fraction`` of the distinct answers :data:`~workbench.grading.patterns.FAST_NUMBER`
+    reads (surrounding whitespace stripped, at most 64 characters, finite): each agrees with
+    itself and reads as its value (``%`` not applied; no scale word), as :func:`_readings` finds."""
+    found = (
+        strings.to_frame("answer")
+        .filter(pl.col("answer").str.len_chars() <= 64)
+        .with_columns(pl.col("answer").str.strip_chars(" \t\n\r").str.extract_groups(patterns.FAST_NUMBER).alias("_g"))
+        .with_columns(
+            pl.col("_g")
+            .struct.field("num")
+            .str.replace_all(",", "", literal=True)
+            .cast(pl.Float64, strict=False)
+            .alias("_n"),
+        )
+        .with_columns(
+            pl.when(pl.col("_g").struct.field("neg").is_not_null()).then(-pl.col("_n")).otherwise("_n").alias("value")
+        )
+        .filter(pl.col("value").is_finite())
+    )
+    percent = pl.col("_g").struct.field("pct").is_not_null()
+    return found.select(
+        "answer", "value", pl.when(percent).then(pl.col("value") / 100.0).otherwise("value").alias("fraction")
+    )
+
+
+def _near_expr(x: pl.Expr, y: pl.Expr) -> pl.Expr:
+    """:func:`_near` in polars (the same operations on the same doubles)."""
+    return (x - y).abs() <= pl.lit(_NEAR_REL) * pl.max_horizontal(x.abs(), y.abs()) + pl.lit(_NEAR_ABS)
+
+
+def _some_agree(grouped: pl.DataFrame, agree: _Agreement) -> pl.Series:
+    """Per row of ``grouped`` (lists of ``answer``), whether two of its answers agree: a string
+    given twice that agrees with itself, or two strings that do. Pairs of numbers are filtered
+    by :func:`_may_agree` in polars; the rest are decided by ``agree`` (which keeps them)."""
+    answers = grouped.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"), "answer").explode("answer")
+    counts = answers.group_by("_row", "answer").agg(pl.len().alias("_n"))
+    strings = counts.get_column("answer").unique()
+    fast = _fast_readings(strings)
+    for answer, value, fraction in fast.iter_rows():
+        agree.seed(answer, (True, (fraction, value, value)))
+    others = strings.filter(~strings.is_in(fast.get_column("answer").implode()))
+    read = [(a, *agree.reading(a)) for a in others.to_list()]
+    readings = pl.concat(
+        [
+            fast.select("answer", pl.lit(True).alias("_self"), "fraction", "value", pl.col("value").alias("_mant")),
+            pl.DataFrame(
+                [(a, ok, *(r if r is not None else (None, None, None))) for a, ok, r in read],
+                schema={"answer": pl.String(), "_self": pl.Boolean(), "fraction": pl.Float64(),
+                        "value": pl.Float64(), "_mant": pl.Float64()},
+                orient="row",
+            ),
+        ]
+    )  # fmt: skip
+    twice = counts.filter(pl.col("_n") >= 2).join(readings, on="answer").filter("_self").get_column("_row")
+    left = counts.select("_row", "answer").join(readings, on="answer")
+    pairs = left.join(left, on="_row", suffix="_b").filter(pl.col("answer") < pl.col("answer_b"))
+    fa, va, ma = pl.col("fraction"), pl.col("value"), pl.col("_mant")
+    fb, vb, mb = pl.col("fraction_b"), pl.col("value_b"), pl.col("_mant_b")
+    may = (
+        fa.is_null()
+        | fb.is_null()
+        | _near_expr(ma, mb)
+        | pl.any_horizontal(*(_near_expr(x, fb) for x in (fa, va, va / 100.0, va * 100.0)))
+        | pl.any_horizontal(*(_near_expr(x, fa) for x in (fb, vb, vb / 100.0, vb * 100.0)))
+    )
+    candidates = pairs.filter(may).select("_row", "answer", "answer_b")
+    decided = candidates.select("answer", "answer_b").unique()
+    agreeing = decided.filter(pl.Series([agree(a, b) for a, b in decided.iter_rows()], dtype=pl.Boolean()))
+    paired = candidates.join(agreeing, on=["answer", "answer_b"]).get_column("_row")
+    rows = pl.concat([twice, paired]).unique()
+    return pl.int_range(grouped.height, dtype=pl.UInt32, eager=True).is_in(rows.implode())
 
 
 def _agreement(

@@ -1,12 +1,15 @@
 """The ``systems_agree`` rule decides each distinct pair of answers once (issue 21) and flags
 exactly what comparing every pair of answers of a turn with ``answers_match`` flags.
 
-``agreement._Agreement`` is the fast way; ``agreement._answers_agree`` on every pair is the
-rule as written, reachable here by replacing the one with the other.
+``agreement._some_agree`` (which turns have two answers that can agree, pairs of numbers filtered
+in polars) and ``agreement._Agreement`` (each distinct pair once) are the fast way; every turn
+read and ``agreement._answers_agree`` on every pair is the rule as written, reachable here by
+replacing the one with the other.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from pathlib import Path
 
@@ -16,11 +19,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+from workbench.grading import patterns
 from workbench.io.gold import load_gold
 from workbench.io.predictions import load_predictions
 from workbench.pipeline.grade import grade_predictions
 from workbench.quality import agreement
-from workbench.quality.agreement import _Agreement, _answers_agree, _may_agree, _readings, agreement_checks
+from workbench.quality.agreement import (
+    _Agreement,
+    _answers_agree,
+    _fast_readings,
+    _may_agree,
+    _readings,
+    agreement_checks,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 BUNDLED = {
@@ -55,8 +66,10 @@ def bundled_turns(request: pytest.FixtureRequest) -> pl.DataFrame:
 
 
 def _rule_as_written(turns: pl.DataFrame, monkeypatch: pytest.MonkeyPatch) -> pl.DataFrame:
+    """Every turn read, every pair of its answers compared by ``answers_match``, every time."""
     with monkeypatch.context() as patched:
-        patched.setattr(agreement, "_Agreement", lambda: _answers_agree)  # every pair, every time
+        patched.setattr(agreement, "_some_agree", lambda grouped, agree: pl.repeat(True, grouped.height, eager=True))
+        patched.setattr(agreement, "_Agreement", lambda: _answers_agree)
         return agreement_checks(turns)
 
 
@@ -120,3 +133,28 @@ def test_generated_numbers_decide_as_answers_match(
     b = _spell(base * factor, spelled[1], decimals[1])
     assert _Agreement()(a, b) == _answers_agree(a, b), (a, b)
     assert _Agreement()(a, a) == _answers_agree(a, a), a
+
+
+@settings(max_examples=300)
+@given(
+    number=st.from_regex(patterns.FAST_NUMBER, fullmatch=True),
+    pad=st.tuples(st.sampled_from(["", " ", "\n\n", "\t", "  \r\n"]), st.sampled_from(["", " ", "\n\n", "\t"])),
+)
+def test_numbers_read_in_polars_are_read_as_answers_match_reads_them(number: str, pad: tuple[str, str]) -> None:
+    """An answer ``_fast_readings`` reads agrees with itself and has the value ``read_number`` gives."""
+    text = pad[0] + number + pad[1]
+    fast = _fast_readings(pl.Series([text]))
+    agrees, reading = _readings(text)
+    if fast.is_empty():
+        return
+    assert agrees and reading is not None, text
+    fraction, value, in_scale_units = reading
+    assert value == in_scale_units
+    assert math.isclose(fast["value"][0], value, rel_tol=1e-12) and math.isclose(
+        fast["fraction"][0], fraction, rel_tol=1e-12
+    )
+
+
+def test_numbers_read_in_polars() -> None:
+    fast = _fast_readings(pl.Series(["121\n\n", "-$1,234.5", "12.5%", "1.2 million", "x", "1" * 400, "1e5"]))
+    assert fast.rows() == [("121\n\n", 121.0, 121.0), ("-$1,234.5", -1234.5, -1234.5), ("12.5%", 12.5, 0.125)]
