@@ -341,19 +341,24 @@ def slice_accuracy(
     """
 
     chosen = _names(names, outcomes=names is not None)
-    long = long_slices(turns, chosen)
     if intervals:
-        table = slice_intervals(long, value=value, n_boot=n_boot, level=level, seed=seed)
+        table = slice_intervals(long_slices(turns, chosen), value=value, n_boot=n_boot, level=level, seed=seed)
     else:
+        # slice by slice, as the groups of long_slices(turns) come (the overall figure, then the
+        # slices in order): never a row per turn and slice (10 million rows for a million turns)
         outcome = pl.col(value).fill_null(False)
-        table = (
-            long.group_by("system", "slice", "group", maintain_order=True)
-            .agg(
-                pl.len().cast(pl.Int64).alias("n_turns"),
-                outcome.sum().cast(pl.Int64).alias("n_correct"),
-                pl.col("record_id").n_unique().cast(pl.Int64).alias("n_conversations"),
-                outcome.cast(pl.Float64).mean().alias("accuracy"),
-            )
-            .with_columns(pl.lit(None, pl.Float64).alias("low"), pl.lit(None, pl.Float64).alias("high"))
-        )
+        labels = {OVERALL: pl.lit("all"), **{name: SLICES[name].expr for name in chosen}}
+        table = pl.concat(
+            [
+                turns.group_by("system", label.cast(pl.String).alias("group"), maintain_order=True)
+                .agg(
+                    pl.len().cast(pl.Int64).alias("n_turns"),
+                    outcome.sum().cast(pl.Int64).alias("n_correct"),
+                    pl.col("record_id").n_unique().cast(pl.Int64).alias("n_conversations"),
+                    outcome.cast(pl.Float64).mean().alias("accuracy"),
+                )
+                .select("system", pl.lit(name).alias("slice"), pl.all().exclude("system"))
+                for name, label in labels.items()
+            ]
+        ).with_columns(pl.lit(None, pl.Float64).alias("low"), pl.lit(None, pl.Float64).alias("high"))
     return in_reading_order(table).with_columns((pl.col("n_turns") < MIN_GROUP_N).alias("too_small"))

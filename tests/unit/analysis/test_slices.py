@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 from workbench.analysis.slices import (
     MIN_GROUP_N,
@@ -118,3 +119,31 @@ def test_reading_order_is_the_same_whatever_order_the_rows_come_in(two_dev_runs:
         }
 
     assert groups(again) == groups(table)
+
+
+def _from_the_long_frame(turns: pl.DataFrame, names: list[str] | None) -> pl.DataFrame:
+    """``slice_accuracy(intervals=False)`` as the groups of :func:`long_slices` define it."""
+    outcome = pl.col("correct").fill_null(False)
+    table = (
+        long_slices(turns, names if names is not None else [n for n in SLICES if n != "error_type"])
+        .group_by("system", "slice", "group", maintain_order=True)
+        .agg(
+            pl.len().cast(pl.Int64).alias("n_turns"),
+            outcome.sum().cast(pl.Int64).alias("n_correct"),
+            pl.col("record_id").n_unique().cast(pl.Int64).alias("n_conversations"),
+            outcome.cast(pl.Float64).mean().alias("accuracy"),
+        )
+        .with_columns(pl.lit(None, pl.Float64).alias("low"), pl.lit(None, pl.Float64).alias("high"))
+    )
+    return in_reading_order(table).with_columns((pl.col("n_turns") < MIN_GROUP_N).alias("too_small"))
+
+
+@pytest.mark.parametrize("names", [None, ["turn_index", "operation"], ["error_type", "dq_category", "n_turns"]])
+def test_accuracy_without_intervals_is_that_of_the_long_frame(two_dev_runs: Run, names: list[str] | None) -> None:
+    """Grouped slice by slice (no row per turn and slice), the table is the long frame's."""
+    turns = two_dev_runs.turns
+    shuffled = turns.sample(fraction=1.0, shuffle=True, seed=3)  # groups first seen in another order
+    for frame in (turns, shuffled):
+        table = slice_accuracy(frame, names, intervals=False)
+        assert table.height > 10 and table["low"].null_count() == table.height
+        assert_frame_equal(table, _from_the_long_frame(frame, names))
