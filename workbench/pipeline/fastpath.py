@@ -11,7 +11,8 @@ verdict, status, reason, detail and the predicted value. It models
   and ``percent``/``pct`` after it (:data:`~workbench.grading.patterns.FAST_ANSWER`);
 * strict extraction by one kind of marker (the last ``####``, "answer is", ``A:`` line or a
   single simple ``\\boxed{}``), whose answer is a plain number or one followed by words
-  (``4 percent``: the number), and flexible extraction's last-number rule;
+  (``4 percent``: the number), and flexible extraction's last-number rule, outside fenced code
+  blocks (an ``output`` block is read, :data:`~workbench.grading.patterns.FAST_FENCED_CODE`);
 * the matchers ``exact_string``, ``official`` and the numeric cascade's exact, 5-decimal,
   tolerance, reported-precision and percent rules, and its mismatch types (sign flip, rounding,
   scale, percent confusion, wrong value), with the cues of the question and the declared unit.
@@ -205,21 +206,23 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
     not_bare = (
         body.str.contains("\n", literal=True) | (body.str.len_chars() > 200) | body.str.contains(patterns.FAST_NUMBER)
     )
-    plain = (
-        ~raw.str.contains("\\", literal=True)
-        & ~raw.str.contains("```", literal=True)
-        & ~raw.str.contains(patterns.FAST_NUMBER_UNSAFE)
-        & not_bare
-    )
+    # the last number and formula are read outside code blocks (extract._blank_code): a block of
+    # code becomes two spaces (a number on either side of it stays apart, as after Python's run of
+    # spaces), an ``output`` block stays; positions keep their order, which is all that is compared
+    scan = pl.col("_scan")
+    blanked = raw.str.replace_all(patterns.FAST_FENCED_CODE, "${keep}  ")
+    code = pl.when(raw.str.contains("```", literal=True)).then(blanked)
+    plain = ~raw.str.contains("\\", literal=True) & ~scan.str.contains(patterns.FAST_NUMBER_UNSAFE) & not_bare
     frame = frame.with_columns(
         found_marker.alias("_found"),
         marker.alias("_cleaned"),
         marker_rule.alias("_marker_rule"),
         no_marker.fill_null(False).alias("_no_marker"),
     )
+    frame = _on(frame, pl.col("_no_marker"), {"_scan": code.otherwise(raw)}, {"_scan": text})
     frame = _on(frame, pl.col("_no_marker"), {"_plain": plain}, {"_plain": flag})
     last = (
-        (pl.lit(" ") + raw)
+        (pl.lit(" ") + scan)
         .str.extract_all(patterns.TEXT_NUMBER_AFTER)
         .list.last()
         .str.slice(1)
@@ -228,8 +231,8 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
     # the last number is the answer unless an inline formula ($...$) ends after it: how much text
     # follows the last match of each (its end, counted from the end; NUL and SOH are not in the text)
     formula = "(?s)" + patterns.INLINE_MATH.pattern
-    after_number = (pl.lit(" ") + raw).str.replace_all(patterns.TEXT_NUMBER_AFTER, "\x01").str.split("\x01")
-    after_formula = raw.str.replace_all(formula, "\x00").str.split("\x00")
+    after_number = (pl.lit(" ") + scan).str.replace_all(patterns.TEXT_NUMBER_AFTER, "\x01").str.split("\x01")
+    after_formula = scan.str.replace_all(formula, "\x00").str.split("\x00")
     frame = _on(
         frame,
         pl.col("_plain").fill_null(False),

@@ -142,6 +142,13 @@ TABLE: list[tuple[dict[str, Any], str, bool]] = [
     ({"raw_output": "so it grew.\nThe answer is 4 percent.", "gold_executed": "4"}, "exact", True),
     ({"raw_output": "so \\boxed{9 percent}", "gold_executed": "9"}, "exact", True),
     ({"raw_output": "2 * 1157 = 2314\nAnswer: 2.314 thousand", "gold_executed": "2314"}, "scale", True),
+    # flexible extraction does not read code blocks; an output block is not code (extract._blank_code)
+    ({"raw_output": "```py\nprint(7)\n```\n```output\n120.0\n```\n53 in all.", "gold_executed": "53"}, "exact", True),
+    ({"raw_output": "```python\nprint(2 * 60)\n```\n```output\n120\n```", "gold_executed": "120"}, "exact", True),
+    ({"raw_output": "so\n```python\nx = 2\n", "gold_executed": "2"}, "no_answer", True),  # an unclosed block
+    ({"raw_output": "it is 5\n```\ny = $3$\n```  ", "gold_executed": "5"}, "exact", True),  # a formula in code
+    ({"raw_output": "$```py\nx\n```5 in\nall", "gold_executed": "5"}, "exact", True),  # "$" and 5 apart
+    ({"raw_output": "```python\nx = '\\n'\n```\n7", "gold_executed": "7"}, "exact", False),  # a backslash
     # left to the cascade: LaTeX, expressions, scale words, text, programs, rounding ties
     ({"raw_output": "so $\\boxed{\\frac{1}{2}}$", "gold_executed": "0.5"}, "exact", False),
     ({"predicted_answer": "48.7 million", "gold_executed": "48700000"}, "exact", False),
@@ -205,7 +212,8 @@ _answers = st.tuples(_spaces, _decorated, _percent_words, _spaces).map(
 )
 _words = st.sampled_from(["so", "the total is", "she pays", "answer:", "The answer is", "Final answer:", "#### ",
                           "A: ", "\\boxed{", "}", "$", "\n", " ", ", ", "=", "<<2*3=6>>", "```", "%", "/", "and",
-                          "\u2019", "\u00e9", "million", "I hope it is correct."])  # fmt: skip
+                          "\u2019", "\u00e9", "million", "I hope it is correct.", "```python\n", "```output\n",
+                          "\n```\n", "``` output \n", "x = 5 % 2\nprint($3)", "$5 percent"])  # fmt: skip
 _outputs = st.lists(st.one_of(_decorated, _words), min_size=0, max_size=8).map(" ".join)
 _marked = st.tuples(
     st.sampled_from(["She has 3 apples", "2 + 3 = <<2+3=5>>5", "the rate is 12%", "so x = 4.50", ""]),
@@ -214,6 +222,24 @@ _marked = st.tuples(
     _decorated,
     st.sampled_from(["", ".", "}$.", " dollars", "\n"]),
 ).map("".join)  # fmt: skip
+#: Outputs that hold code and ``output`` blocks, as tool-using models write them (ToRA): flexible
+#: extraction reads the last number outside code.
+_code = st.lists(
+    st.one_of(_decorated, st.sampled_from(["x = ", "print(", ")", "$", "\n", " ", "%", "/", "# 5 apples", "```"])),
+    max_size=6,
+).map("".join)
+_coded = st.tuples(
+    st.sampled_from(["", "Let me compute.\n", "so $5$ and 3\n", "it is 7 "]),
+    st.sampled_from(["```python\n", "```\n", "``` output\n", "```output\n", "```py `\n", "```Output\n"]),
+    _code,
+    st.sampled_from(["\n```", "\n```\n", "", "```"]),
+    st.sampled_from(["", "\n```output\n", "```output\n", "```python\n"]),
+    st.one_of(st.just(""), _decorated),
+    st.sampled_from(["\n```", "\n```\n", "", "\n"]),
+    st.sampled_from(["", "\n", " Therefore the total comes to ", "\n$", "Answer: "]),
+    st.one_of(st.just(""), _decorated),
+    st.sampled_from(["", " in the end.", "\n\n", "  ", " percent", "```\n"]),
+).map("".join)
 _questions = st.sampled_from(
     [None, "what is the ratio of a to b?", "what percentage of sales?", "how many eggs?", "(in millions)"]
 )
@@ -222,7 +248,7 @@ _rows = st.fixed_dictionaries(
         "predicted_answer": st.one_of(
             st.none(), st.none(), _decorated, _answers, st.sampled_from(["N/A", " 18", "18 apples", " \n"])
         ),
-        "raw_output": st.one_of(st.none(), _outputs, _marked),
+        "raw_output": st.one_of(st.none(), _outputs, _marked, _coded),
         "upstream_answer": st.one_of(st.none(), st.none(), _decorated, _answers),
         "gold_executed": st.one_of(_decorated, st.sampled_from(["yes", "\\frac{1}{2}", ""])),
         "gold_answer": st.one_of(st.none(), _decorated, st.sampled_from(["'18'", " 18 "])),
@@ -244,7 +270,7 @@ _own_answers = st.fixed_dictionaries(
     {
         "predicted_answer": st.one_of(st.none(), _answers),
         "upstream_answer": st.one_of(st.none(), _answers),
-        "raw_output": st.one_of(st.none(), _marked),
+        "raw_output": st.one_of(st.none(), _marked, _coded),
         "gold_executed": _decorated,
         "question": _questions,
         "predicted_unit": st.sampled_from([None, None, "percent", "ratio", "raw"]),
