@@ -354,13 +354,15 @@ FAST_BOX = r"^\s*\{(?P<content>[^{}\\]*)\}"
 
 #: A system's own answer the fast path compares (its answer field, its harness's answer): a
 #: :data:`FAST_NUMBER` with whitespace (space, tab, newline, carriage return) around it, as
-#: program-of-thoughts prints it (``'5\\n\\n'``), and ``%`` or the word ``percent``/``pct`` (lower case,
-#: after one space or none) after it: what :data:`WHOLE_NUMBER_ANSWER` or :data:`FINANCE_AMOUNT` read
-#: as a percentage with no scale, and whose normalised text (:func:`~workbench.grading.normalize.normalize_answer`)
-#: is the answer without the whitespace around it.
+#: program-of-thoughts prints it (``'5\\n\\n'``), and ``%``, the word ``percent``/``pct`` or a scale
+#: word (``thousand``, ``millions``...) after it (lower case, after one space or none): what
+#: :data:`WHOLE_NUMBER_ANSWER` or :data:`FINANCE_AMOUNT` read as a percentage, or as an amount with
+#: a scale, and whose normalised text (:func:`~workbench.grading.normalize.normalize_answer`) is the
+#: answer without the whitespace around it.
 FAST_ANSWER = (
     r"^[ \t\n\r]*(?P<neg>-)?(?P<cur>\$)?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)"
-    r"(?:(?P<pct>%)|(?P<word> ?(?:percent|pct)))?[ \t\n\r]*$"
+    r"(?:(?P<pct>%)|(?P<word> ?(?:percent|pct))|(?P<scale> ?(?:thousand|million|billion|trillion)s?))?"
+    r"[ \t\n\r]*$"
 )
 
 #: A marker's answer that is a :data:`FAST_NUMBER` followed by one space and words (letters and
@@ -373,6 +375,4 @@ FAST_NUMBER_WORDS = r"^(?P<number>-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?) [
 #: code, which flexible extraction does not read. The blocks are the same as Python's except
 #: that an unclosed block at the end of the text takes a final newline (Python's ``$`` stops
 #: before it), which holds no number.
-FAST_FENCED_CODE = (
-    r"(?s)(?P<keep>```[ \t\r]*output[ \t\r]*\n.*?(?:```|$))|```[^\n`]*\n.*?(?:```|$)"
-)
+FAST_FENCED_CODE = r"(?s)(?P<keep>```[ \t\r]*output[ \t\r]*\n.*?(?:```|$))|```[^\n`]*\n.*?(?:```|$)"

@@ -27,6 +27,8 @@ _MAX_DIGITS = 20
 _MAX_VALUE = 1e9
 #: How near a rounding tie ``round(x, 5)`` is left to Python.
 _TIE_BAND = 0.02
+#: The power of ten of each scale word an answer may carry (``normalize.SCALE_EXPONENTS``).
+_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 
 _NO_ANSWER_DETAIL = "the output gives no answer (None)"
 #: The reasons of a correct verdict.
@@ -47,18 +49,26 @@ def _number(text: pl.Expr, pattern: str = patterns.FAST_NUMBER) -> dict[str, pl.
     """A plain number (``pattern``: :data:`~workbench.grading.patterns.FAST_NUMBER`, or
     :data:`~workbench.grading.patterns.FAST_ANSWER` for an answer) read as
     :func:`~workbench.grading.normalize.parse_number` reads it: ``ok`` (null when it is not one),
-    ``value`` (sign applied, percent not), ``pct`` (``%`` or a percent word), ``cur``, ``dec``
-    (decimals), ``sig`` (significant digits), ``tz`` (trailing zeros of an integer), ``word`` (the
-    percent is a word: no number to the official rule) and ``e`` (the text holds an ``e``, as
+    ``value`` (sign applied, percent not, scale applied), ``pct`` (``%`` or a percent word),
+    ``cur``, ``dec`` (decimals), ``sig`` (significant digits), ``tz`` (trailing zeros of an
+    integer), ``scale`` (the power of ten of a scale word, 0 without one), ``word`` (a word
+    follows the number: no number to the official rule) and ``e`` (the text holds an ``e``, as
     "percent" does: ``compare._written_integer`` then does not hold)."""
     parts = text.str.extract_groups(pattern)
     shaped = parts.struct.field("num").is_not_null()
     neg = parts.struct.field("neg").is_not_null()
     cur = parts.struct.field("cur").is_not_null()
-    word = parts.struct.field("word") if pattern == patterns.FAST_ANSWER else pl.lit(None, pl.String)
+    answer = pattern == patterns.FAST_ANSWER
+    word = parts.struct.field("word") if answer else pl.lit(None, pl.String)
+    scaled = (
+        parts.struct.field("scale").str.strip_chars(" ").str.strip_suffix("s") if answer else pl.lit(None, pl.String)
+    )
+    scale = scaled.replace_strict(_SCALES, default=0, return_dtype=pl.Int64).fill_null(0)
     pct = parts.struct.field("pct").is_not_null() | word.is_not_null()
     digits = parts.struct.field("num").str.replace_all(",", "", literal=True)
-    magnitude = pl.when(shaped).then(digits.cast(pl.Float64, strict=False))
+    # "48.7 million" is read as float("48.7e6"), exactly (normalize._parse_amount)
+    written = pl.when(scale != 0).then(pl.concat_str(digits, pl.lit("e"), scale.cast(pl.String))).otherwise(digits)
+    magnitude = pl.when(shaped).then(written.cast(pl.Float64, strict=False))
     point = digits.str.find(".", literal=True)
     length = digits.str.len_chars()
     mantissa = digits.str.replace(".", "", literal=True)
@@ -81,7 +91,8 @@ def _number(text: pl.Expr, pattern: str = patterns.FAST_NUMBER) -> dict[str, pl.
         .otherwise(length - digits.str.strip_chars_end("0").str.len_chars())
         .cast(pl.Int64),
         "zero": magnitude == 0,
-        "word": word.is_not_null(),
+        "scale": scale,
+        "word": word.is_not_null() | (scale != 0),
         "e": word.str.contains("e", literal=True).fill_null(False),
     }
 
@@ -190,7 +201,7 @@ def _allowed(pct: pl.Expr, gold_pct: pl.Expr | None, cue: pl.Expr, upward: bool,
 
 def _fields(prefix: str) -> dict[str, pl.Expr]:
     """The columns :func:`read_numbers` wrote for ``prefix``."""
-    names = ("ok", "value", "pct", "cur", "dec", "sig", "tz", "zero", "word", "e")
+    names = ("ok", "value", "pct", "cur", "dec", "sig", "tz", "zero", "scale", "word", "e")
     return {k: pl.col(f"{prefix}{k}") for k in names}
 
 
@@ -241,8 +252,8 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     rel = numbers.rel_tol
     reports = pl.lit(numbers.accept_reported_precision)
 
-    def precise(value: pl.Expr) -> pl.Expr:  # compare._at_reported_precision
-        return (pdec != 0) & (pred["sig"] >= 2) & ((pv - value).abs() <= _half_unit(pdec))
+    def precise(value: pl.Expr) -> pl.Expr:  # compare._at_reported_precision ("48.7 million": 10^5)
+        return (pdec != 0) & (pred["sig"] >= 2) & ((pv - value).abs() <= _half_unit(pdec - pred["scale"]))
 
     def hit(value: pl.Expr, gold_in_units: pl.Expr) -> pl.Expr:  # a unit reading matches
         integral = (gold_in_units - gold_in_units.round(0)).abs() <= pl.max_horizontal(
@@ -268,7 +279,15 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     flags: dict[str, pl.Expr] = {
         "_exact": p == g,
         "_round5": pl.lit(numbers.accept_round5) & (_round5(p) == _round5(g)),
-        "_tol": ~(pl.lit(numbers.integers_exact) & (pdec == 0) & ~ppct & (gdec == 0) & ~gpct & (g == g.floor()))
+        "_tol": ~(
+            pl.lit(numbers.integers_exact)
+            & (pdec == 0)
+            & ~ppct
+            & (pred["scale"] == 0)
+            & (gdec == 0)
+            & ~gpct
+            & (g == g.floor())
+        )
         & _close(p, g, rel),
         "_g_written": pl.when(ppct).then(g * 100.0).otherwise(g),
         "_nonzero": (g != 0) & (p != 0),
@@ -355,7 +374,11 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
         said.cast(pl.String).alias("text"),
         p.cast(pl.Float64).alias("pred_value"),
     )
-    decided = pred["ok"] & gold["ok"] & ~pl.col("_ties") & (~nonzero | k.is_between(-40, 40))
+    # an answer with a scale word is decided by the rules before the cascade's scale reading only
+    early = rule.is_in(["exact", "round5", "tolerance", "reported"])
+    decided = (
+        pred["ok"] & gold["ok"] & ~pl.col("_ties") & (~nonzero | k.is_between(-40, 40)) & (early | (pred["scale"] == 0))
+    )
     rest = lf.with_columns(decided.fill_null(False).alias("_cascade_ok"), verdict.alias("_cascade")).collect()
     return pl.concat([exact, rest.select(exact.columns)]).lazy()
 

@@ -8,21 +8,25 @@ verdict, status, reason, detail and the predicted value. It models
 
 * answer selection (:func:`~workbench.grading.policies.select_answer`) without a program; a
   system's own answer may have whitespace around it (program-of-thoughts prints ``'5\\n\\n'``)
-  and ``percent``/``pct`` after it (:data:`~workbench.grading.patterns.FAST_ANSWER`);
+  and ``percent``/``pct`` or a scale word (``3.303 thousand``) after it
+  (:data:`~workbench.grading.patterns.FAST_ANSWER`);
 * strict extraction by one kind of marker (the last ``####``, "answer is", ``A:`` line or a
   single simple ``\\boxed{}``), whose answer is a plain number or one followed by words
   (``4 percent``: the number), and flexible extraction's last-number rule, outside fenced code
   blocks (an ``output`` block is read, :data:`~workbench.grading.patterns.FAST_FENCED_CODE`);
 * the matchers ``exact_string``, ``official`` and the numeric cascade's exact, 5-decimal,
   tolerance, reported-precision and percent rules, and its mismatch types (sign flip, rounding,
-  scale, percent confusion, wrong value), with the cues of the question and the declared unit.
+  scale, percent confusion, wrong value), with the cues of the question and the declared unit; an
+  answer with a scale word only where the cascade decides before its scale reading (exact, 5
+  decimals, tolerance, reported precision: "3.303 thousand" for 3303).
 
 Everything else falls through, per row, to the cascade: non-ASCII text, LaTeX and any other box,
-several kinds of marker in one output, expressions, fractions, exponents, scale words, currency
-words, programs, yes/no and text golds, numbers near a rounding tie, and every policy it does not
-model (``math-verify``). A row is decided only when every modelled policy is: accepting fewer rows
-is allowed, a different verdict, reason or detail is a bug (``tests/unit/pipeline/test_fastpath.py``
-compares both on hypothesis inputs and on every bundled output).
+several kinds of marker in one output, expressions, fractions, exponents, scale abbreviations
+(``$48.7m``), a scale word on a wrong answer or on a gold, currency words, programs, yes/no and
+text golds, numbers near a rounding tie, and every policy it does not model (``math-verify``). A
+row is decided only when every modelled policy is: accepting fewer rows is allowed, a different
+verdict, reason or detail is a bug (``tests/unit/pipeline/test_fastpath.py`` compares both on
+hypothesis inputs and on every bundled output).
 
 The switch :data:`ENABLED` turns it off for :func:`~workbench.pipeline.grade.grade_predictions`
 (tests and benchmarks compare both ways); so does its ``fast_path=False``.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,12 @@ TABLE: list[tuple[dict[str, Any], str, bool]] = [
     # "percent" holds an "e": not an integer as written (compare._written_integer), unlike "1000%"
     ({"predicted_answer": "1000 percent", "gold_executed": "1001"}, "percent_reading", True),
     ({"predicted_answer": "1000%", "gold_executed": "1001"}, "percent_confusion", True),
+    # a scale word: decided by the rules before the scale reading (exact, 5 decimals, tolerance, precision)
+    ({"predicted_answer": "3.303 thousand\n", "gold_executed": "3303"}, "exact", True),
+    ({"predicted_answer": "$13.693 million", "gold_executed": "13693000"}, "exact", True),
+    ({"predicted_answer": "2 thousand", "gold_executed": "2001"}, "rel_tolerance", True),  # not an integer as written
+    ({"predicted_answer": "1.74 thousand", "gold_executed": "1743"}, "reported_precision", True),  # to 10
+    ({"predicted_answer": "0.5 billion", "gold_executed": "500000000"}, "exact", True),
     # a marker's answer followed by words is the number alone (extract.clean_answer_text)
     ({"raw_output": "so it grew.\nThe answer is 4 percent.", "gold_executed": "4"}, "exact", True),
     ({"raw_output": "so \\boxed{9 percent}", "gold_executed": "9"}, "exact", True),
@@ -151,7 +158,10 @@ TABLE: list[tuple[dict[str, Any], str, bool]] = [
     ({"raw_output": "```python\nx = '\\n'\n```\n7", "gold_executed": "7"}, "exact", False),  # a backslash
     # left to the cascade: LaTeX, expressions, scale words, text, programs, rounding ties
     ({"raw_output": "so $\\boxed{\\frac{1}{2}}$", "gold_executed": "0.5"}, "exact", False),
-    ({"predicted_answer": "48.7 million", "gold_executed": "48700000"}, "exact", False),
+    ({"predicted_answer": "$48.7m", "gold_executed": "48700000"}, "exact", False),
+    ({"predicted_answer": "48.7 Million", "gold_executed": "48700000"}, "exact", False),
+    ({"predicted_answer": "1.5 thousand", "gold_executed": "1.5"}, "exact", False),  # the scale reading
+    ({"predicted_answer": "-965.635 thousand", "gold_executed": "965635"}, "sign_flip", False),
     ({"predicted_answer": "5 Percent", "gold_executed": "0.05"}, "exact", False),
     ({"predicted_answer": "5\u00a0", "gold_executed": "5"}, "exact", False),
     ({"raw_output": "The answer is 4 percent. It grew", "gold_executed": "4"}, "exact", False),
@@ -202,12 +212,13 @@ _decorated = st.tuples(st.sampled_from(["", "-", "$", "-$"]), _numbers, st.sampl
     lambda t: t[0] + t[1].lstrip("-") + t[2] if t[0] else t[1] + t[2]
 )
 #: A system's own answer as real ones come: whitespace around it (program-of-thoughts prints
-#: ``'5\\n\\n'``), a percent word after it, in any case and spacing (only some are decided).
+#: ``'5\\n\\n'``), a percent or scale word after it, in any case and spacing (only some are decided).
 _spaces = st.sampled_from(["", "", " ", "  ", "\n", "\n\n", "\t", "\r\n", " \n", "\x0b", "\u00a0"])
-_percent_words = st.sampled_from(
+_words_after = st.sampled_from(
     ["", "", " percent", "percent", " pct", "pct", " Percent", "  percent", " %", " per cent"]
+    + [" thousand", "million", " millions", " billion", " Million", " m", "bn", " thousand %", " trillion"]
 )
-_answers = st.tuples(_spaces, _decorated, _percent_words, _spaces).map(
+_answers = st.tuples(_spaces, _decorated, _words_after, _spaces).map(
     lambda t: t[0] + (t[1].removesuffix("%") + t[2] if t[2] else t[1]) + t[3]
 )
 _words = st.sampled_from(["so", "the total is", "she pays", "answer:", "The answer is", "Final answer:", "#### ",
@@ -288,6 +299,33 @@ def test_own_answers_with_whitespace_and_percent_words(rows: list[dict[str, Any]
     padded = [rows[i]["predicted_answer"] for i in decided.to_list() if rows[i]["predicted_answer"] is not None]
     padded = [answer for answer in padded if answer != answer.strip()]
     event(f"the fast path decides {'some' if decided.len() else 'no'} rows; {'some' if padded else 'no'} padded")
+
+
+@st.composite
+def _scaled_pairs(draw: st.DrawFn) -> dict[str, Any]:
+    """An answer with a scale word and a gold near its value: equal, within the tolerance, at the
+    answer's precision, a little or much off, of the other sign (the early rules, and the rest)."""
+    words = {"thousand": 3, "thousands": 3, "million": 6, "millions": 6, "billion": 9, "trillion": 12}
+    word = draw(st.sampled_from(sorted(words)))
+    mantissa = draw(st.decimals(0, 10**4, places=draw(st.integers(0, 4)), allow_nan=False, allow_infinity=False))
+    gold = mantissa.scaleb(words[word]) * Decimal(draw(st.sampled_from(["1", "1", "1.0004", "0.9993", "1.01", "-1"])))
+    gold += Decimal(draw(st.sampled_from([0, 0, 1, -3, 40, 0.5])))
+    sign, cur = draw(st.sampled_from(["", "-"])), draw(st.sampled_from(["", "$"]))
+    space, pad = draw(st.sampled_from([" ", ""])), draw(_spaces)
+    return {
+        "predicted_answer": f"{sign}{cur}{mantissa:f}{space}{word}{pad}",
+        "gold_executed": format(gold.normalize(), "f") if gold == gold.to_integral() else f"{gold:f}",
+        "question": draw(_questions),
+        "predicted_unit": draw(st.sampled_from([None, None, "percent", "millions"])),
+    }
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(_scaled_pairs(), min_size=1, max_size=6), benchmark=st.sampled_from(["convfinqa", "gsm8k"]))
+def test_answers_with_scale_words(rows: list[dict[str, Any]], benchmark: str) -> None:
+    policies = [for_benchmark(p, benchmark) for p in MODELLED]
+    decided = fast_equals_cascade(_frame(rows), policies)
+    event(f"the fast path decides {'some' if decided.len() else 'no'} rows")
 
 
 @settings(max_examples=200, deadline=None)
