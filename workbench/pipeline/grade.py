@@ -59,6 +59,9 @@ class GradedRun:
         :data:`workbench.schema.POLICY_GRADES`.
     checks
         Data-quality flags on the gold turns; see :data:`workbench.schema.CHECKS`.
+    fast_path_rows
+        How many distinct grading inputs the fast path (:mod:`workbench.pipeline.fastpath`)
+        decided; ``None`` when it did not run.
     """
 
     turns: pl.DataFrame
@@ -67,6 +70,7 @@ class GradedRun:
     policy: GradingPolicy
     policy_grades: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=POLICY_GRADES))
     checks: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=CHECKS))
+    fast_path_rows: int | None = None
 
 
 #: Prediction columns that carry gold (they served to build or link the gold set).
@@ -213,6 +217,24 @@ _TURN = {
 }
 
 
+#: Rows per call of :func:`workbench.pipeline.fastpath.decide`: its intermediate frames grow with
+#: the rows it is given (about 1 GB for 900,000 distinct GSM8K outputs in one call).
+DECIDE_ROWS = 200_000
+
+
+def _decide(frame: pl.DataFrame, policies: Sequence[GradingPolicy], kind: AnswerKind) -> tuple[pl.Series, pl.DataFrame]:
+    """:func:`workbench.pipeline.fastpath.decide` on ``frame`` in slices of :data:`DECIDE_ROWS`
+    rows (each row is decided on its own), with the same result as one call."""
+    if frame.height <= DECIDE_ROWS:
+        return fastpath.decide(frame, policies, kind)
+    rows, grades = [], []
+    for start in range(0, frame.height, DECIDE_ROWS):
+        decided, graded = fastpath.decide(frame.slice(start, DECIDE_ROWS), policies, kind)
+        rows.append((decided.cast(pl.Int64) + start).cast(pl.UInt32))
+        grades.append(graded.with_columns((pl.col("_row").cast(pl.Int64) + start).cast(pl.UInt32)))
+    return pl.concat(rows), pl.concat(grades)
+
+
 def _fast_grades(
     unique: pl.DataFrame,
     tables: dict[str, TableRows],
@@ -228,7 +250,7 @@ def _fast_grades(
     empty = pl.Series("_key", [], dtype=pl.UInt32)
     if not fastpath.models(policy):
         return empty, pl.DataFrame(), pl.DataFrame()
-    rows, grades = fastpath.decide(unique.filter(pl.col("_has_prediction")), ordered, kind)
+    rows, grades = _decide(unique.filter(pl.col("_has_prediction")), ordered, kind)
     if rows.is_empty():
         return empty, pl.DataFrame(), pl.DataFrame()
     predicted = unique.with_row_index("_key").filter(pl.col("_has_prediction"))["_key"]
@@ -280,10 +302,11 @@ def _grade_rows(
     kind: AnswerKind,
     workers: int | None,
     fast_path: bool = True,
-) -> tuple[pl.DataFrame, pl.DataFrame]:
+) -> tuple[pl.DataFrame, pl.DataFrame, int | None]:
     """Grade every row of ``joined`` once per distinct input; the turns (``joined`` with the
-    grade's columns) and the policy grades (sorted by system, record_id, turn). With
-    ``fast_path``, the inputs :mod:`workbench.pipeline.fastpath` decides are graded in polars."""
+    grade's columns), the policy grades (sorted by system, record_id, turn) and how many distinct
+    inputs the fast path decided (``None`` without it). With ``fast_path``, the inputs
+    :mod:`workbench.pipeline.fastpath` decides are graded in polars."""
     canonical = same_tables(tables)
     inputs = [c for c in _GRADE_INPUTS if c in joined.columns]
     keyed = joined.with_columns(
@@ -305,7 +328,10 @@ def _grade_rows(
         (row, tables[row["_table"]] if row["_table"] is not None else None)
         for row in slow.drop("_key").iter_rows(named=True)
     ]
+    n_inputs = unique.height
+    del keyed, unique, slow  # the distinct inputs' text (0.5 GB for a million outputs) is read
     graded = map_chunks(partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers)
+    del items
     results = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).with_columns(
         pl.Series("_key", slow_keys, dtype=pl.UInt32)
     )
@@ -321,9 +347,11 @@ def _grade_rows(
     if not fast_keys.is_empty():
         results = pl.concat([results, fast_turns.select(results.columns)])
         per_key = pl.concat([per_key, fast_policies.select(per_key.columns)])
+    del graded, fast_turns, fast_policies
     results = results.sort("_key").drop("_key")
     per_key = per_key.sort("_key", "_p")
     turns = joined.drop(results.columns, strict=False).hstack(results[index])
+    del results
     policy_grades = (
         joined.select("system", "record_id", "turn")
         .with_columns(index.alias("_key"))
@@ -334,7 +362,7 @@ def _grade_rows(
     if joined.select(pl.struct("system", "record_id", "turn").n_unique()).item() == joined.height:
         # one row per turn: whether the policies disagree is a property of the graded input
         disagree = (
-            pl.DataFrame({"_key": pl.int_range(unique.height, dtype=pl.UInt32, eager=True)})
+            pl.DataFrame({"_key": pl.int_range(n_inputs, dtype=pl.UInt32, eager=True)})
             .join(
                 per_key.group_by("_key").agg((pl.col("correct").n_unique() > 1).alias("graders_disagree")),
                 on="_key",
@@ -343,7 +371,7 @@ def _grade_rows(
             .sort("_key")["graders_disagree"]
         )
         turns = turns.with_columns(disagree[index])
-    return turns, policy_grades
+    return turns, policy_grades, fast_keys.len() if fast_path else None
 
 
 def grade_predictions(
@@ -422,22 +450,32 @@ def grade_predictions(
     )
     tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
     fast = fastpath.ENABLED if fast_path is None else fast_path
-    graded, policy_grades = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
+    turns, policy_grades, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
     del parts, joined  # only the graded copy is needed from here
-    programs = graded.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
+    programs = turns.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
     final = {program: final_operation(program) for program in programs}  # once per distinct program
-    turns = graded.with_columns(
-        pl.col("gold_program").replace_strict(final, return_dtype=pl.String).alias("operation")
-    ).join(gold_features(gold_turns, tables), on=keys, how="left", maintain_order="left")
+    turns = turns.with_columns(pl.col("gold_program").replace_strict(final, return_dtype=pl.String).alias("operation"))
+    turns = _join_left(turns, gold_features(gold_turns, tables), keys)
     if "graders_disagree" not in turns.columns:  # several rows of one turn: by turn, not by input
-        turns = turns.join(graders_disagree(policy_grades), on=["system", *keys], how="left", maintain_order="left")
+        turns = _join_left(turns, graders_disagree(policy_grades), ["system", *keys])
     turns = turns.with_columns(error_types(turns, tables))
     checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
-    turns = turns.join(top_category(checks_table), on=keys, how="left", maintain_order="left")
+    turns = _join_left(turns, top_category(checks_table), keys)
     turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()]).sort(
         "system", "record_id", "turn", maintain_order=True
     )
-    return GradedRun(turns, unmatched, systems, policy, policy_grades, checks_table)
+    return GradedRun(turns, unmatched, systems, policy, policy_grades, checks_table, fast_rows)
+
+
+def _join_left(frame: pl.DataFrame, right: pl.DataFrame, on: list[str]) -> pl.DataFrame:
+    """``frame.join(right, on=on, how="left", maintain_order="left")``: when ``right`` has one
+    row per key and no other column of ``frame``'s, its columns are joined onto the keys alone
+    and put beside ``frame``'s (which are not copied: a graded million turns is ~1 GB)."""
+    clash = set(right.columns) & set(frame.columns) - set(on)
+    if clash or right.select(on).is_duplicated().any():
+        return frame.join(right, on=on, how="left", maintain_order="left")
+    extra = frame.select(on).join(right, on=on, how="left", maintain_order="left").drop(on)
+    return frame.hstack(extra)
 
 
 def graders_disagree(policy_grades: pl.DataFrame) -> pl.DataFrame:

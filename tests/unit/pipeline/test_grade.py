@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 from workbench.analysis.metrics import accuracy_by, conversations, summarize
 from workbench.io.gold import GoldDataset, load_gold
 from workbench.io.predictions import load_predictions
+from workbench.pipeline import fastpath, grade
 from workbench.pipeline.grade import GradedRun, grade_predictions
 from workbench.schema import GRADED_TURNS
 
@@ -195,3 +198,43 @@ def test_ghchen99_graded_against_embedded_gold(
     # the first turn reads 174247 where the gold is 206588: wrong answer, wrong program
     first = turns.filter((pl.col("record_id") == "Single_JKHY/2009/page_28.pdf-3") & (pl.col("turn") == 0))
     assert first.select("correct", "program_correct").row(0) == (False, False)
+
+
+# --------------------------------------------------------------------------- scale (issue 21)
+def test_the_fast_path_in_slices_grades_as_in_one_call(
+    dev_gold: GoldDataset, claude_run_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``fastpath.decide`` called on slices of the distinct inputs (``DECIDE_ROWS``, here 700
+    rows for ~2,900) gives the turns, policy grades and checks of one call."""
+    second = claude_run_path.parents[1] / "2026-05-04T12-48-44Z" / "predictions.jsonl"
+    preds = [load_predictions(claude_run_path), load_predictions(second)]
+    whole = grade_predictions(dev_gold, preds, workers=1)
+    calls: list[int] = []
+    real = fastpath.decide
+
+    def counting(frame: pl.DataFrame, *args: Any, **kwargs: Any) -> tuple[pl.Series, pl.DataFrame]:
+        calls.append(frame.height)
+        return real(frame, *args, **kwargs)
+
+    monkeypatch.setattr(grade, "DECIDE_ROWS", 700)
+    monkeypatch.setattr(fastpath, "decide", counting)
+    sliced = grade_predictions(dev_gold, preds, workers=1)
+    assert len(calls) > 3 and max(calls) <= 700
+    assert whole.fast_path_rows is not None and whole.fast_path_rows == sliced.fast_path_rows > 2000
+    for name in ("turns", "policy_grades", "checks"):
+        assert_frame_equal(getattr(sliced, name), getattr(whole, name))
+
+
+def test_columns_joined_beside_the_frame_are_those_of_a_left_join() -> None:
+    frame = pl.DataFrame({"k": ["b", "a", "c", None, "a"], "t": [1, 0, 2, 0, 0], "x": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    cases = [
+        pl.DataFrame({"k": ["a", "b"], "t": [0, 1], "y": ["A", "B"]}),  # one row per key: beside
+        pl.DataFrame({"k": ["a", "a"], "t": [0, 0], "y": ["A", "A2"]}),  # a repeated key: a join
+        pl.DataFrame({"k": ["a"], "t": [0], "x": [9.0]}),  # a column of the frame's: a join
+        pl.DataFrame(
+            {"k": [None], "t": [0], "y": ["null key"]}, schema={"k": pl.String, "t": pl.Int64, "y": pl.String}
+        ),
+    ]
+    for right in cases:
+        expected = frame.join(right, on=["k", "t"], how="left", maintain_order="left")
+        assert_frame_equal(grade._join_left(frame, right, ["k", "t"]), expected)
