@@ -204,8 +204,9 @@ def test_ghchen99_graded_against_embedded_gold(
 def test_the_fast_path_in_slices_grades_as_in_one_call(
     dev_gold: GoldDataset, claude_run_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``fastpath.decide`` called on slices of the distinct inputs (``DECIDE_ROWS``, here 700
-    rows for ~2,900) gives the turns, policy grades and checks of one call."""
+    """``fastpath.decide`` called on slices of the distinct inputs (``DECIDE_GRADES``, here 700
+    grades: 116 inputs under six modelled policies, of ~2,900) gives the turns, policy grades and
+    checks of one call."""
     second = claude_run_path.parents[1] / "2026-05-04T12-48-44Z" / "predictions.jsonl"
     preds = [load_predictions(claude_run_path), load_predictions(second)]
     whole = grade_predictions(dev_gold, preds, workers=1)
@@ -216,10 +217,10 @@ def test_the_fast_path_in_slices_grades_as_in_one_call(
         calls.append(frame.height)
         return real(frame, *args, **kwargs)
 
-    monkeypatch.setattr(grade, "DECIDE_ROWS", 700)
+    monkeypatch.setattr(grade, "DECIDE_GRADES", 700)
     monkeypatch.setattr(fastpath, "decide", counting)
     sliced = grade_predictions(dev_gold, preds, workers=1)
-    assert len(calls) > 3 and max(calls) <= 700
+    assert len(calls) > 10 and max(calls) <= 700 // 6
     assert whole.fast_path_rows is not None and whole.fast_path_rows == sliced.fast_path_rows > 2000
     for name in ("turns", "policy_grades", "checks"):
         assert_frame_equal(getattr(sliced, name), getattr(whole, name))
