@@ -92,6 +92,8 @@ def _number(text: pl.Expr, pattern: str = patterns.FAST_NUMBER) -> dict[str, pl.
         .cast(pl.Int64),
         "zero": magnitude == 0,
         "scale": scale,
+        "sword": parts.struct.field("scale").str.strip_chars(" ") if answer else pl.lit(None, pl.String),
+        "digits": digits,
         "word": word.is_not_null() | (scale != 0),
         "e": word.str.contains("e", literal=True).fill_null(False),
     }
@@ -144,7 +146,7 @@ def _verdict(
 ) -> pl.Expr:
     """One verdict as a struct; ``template`` names the detail's wording (see :func:`_details`), with
     the floats ``f1``, ``f2`` (written ``:g`` later, in Python) and the text pieces ``text``;
-    ``value`` is the verdict's ``pred_value``."""
+    ``value`` is the verdict's ``pred_value``; ``prefix`` (null here) goes before the detail."""
 
     def floats(expr: pl.Expr | None) -> pl.Expr:
         return (expr if expr is not None else pl.lit(None, pl.Float64)).cast(pl.Float64)
@@ -158,6 +160,7 @@ def _verdict(
         floats(f2).alias("f2"),
         (text if text is not None else pl.lit(None, pl.String)).cast(pl.String).alias("text"),
         floats(value).alias("pred_value"),
+        pl.lit(None, pl.String).alias("prefix"),
     )
 
 
@@ -201,7 +204,7 @@ def _allowed(pct: pl.Expr, gold_pct: pl.Expr | None, cue: pl.Expr, upward: bool,
 
 def _fields(prefix: str) -> dict[str, pl.Expr]:
     """The columns :func:`read_numbers` wrote for ``prefix``."""
-    names = ("ok", "value", "pct", "cur", "dec", "sig", "tz", "zero", "scale", "word", "e")
+    names = ("ok", "value", "pct", "cur", "dec", "sig", "tz", "zero", "scale", "sword", "digits", "word", "e")
     return {k: pl.col(f"{prefix}{k}") for k in names}
 
 
@@ -232,10 +235,19 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     pv, ppct, pdec = pred["value"], pred["pct"], pred["dec"]
     gv, gpct, gdec = gold["value"], gold["pct"], gold["dec"]
     cue = pl.col("_cue") if numbers.use_cues else pl.lit(None, pl.String)
+    pscale = pred["scale"]
+    # the scale a question or output states ("in millions", compare.CueOf.scale), for scaled answers
+    stated = pl.col("_stated").fill_null(False) if numbers.use_cues else pl.lit(False)
     lf = lf.with_columns(
         pl.when(ppct).then(_hundredth(pv)).otherwise(pv).alias("_P"),
         pl.when(gpct).then(_hundredth(gv)).otherwise(gv).alias("_G"),
-        pl.when((pdec != 0) | ppct).then(pdec).otherwise(-pred["tz"]).alias("_p_prec"),
+        # compare._precision: "48.7 million" reports 10^5
+        pl.when(pscale != 0)
+        .then(pdec - pscale)
+        .when((pdec != 0) | ppct)
+        .then(pdec)
+        .otherwise(-pred["tz"])
+        .alias("_p_prec"),
         (pl.when((gdec != 0) | gpct).then(gdec).otherwise(-gold["tz"]) + pl.when(gpct).then(2).otherwise(0)).alias(
             "_g_prec"
         ),
@@ -260,7 +272,7 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
             pl.lit(1.0), gold_in_units.abs()
         ) * 1e-9
         near = _close(value, g, rel) | (reports & precise(gold_in_units))
-        exact_integers = pl.lit(numbers.integers_exact) & (pdec == 0) & ~pred["e"] & integral
+        exact_integers = pl.lit(numbers.integers_exact) & (pdec == 0) & ~pred["e"] & (pscale == 0) & integral
         return pl.when(exact_integers).then(pv == gold_in_units.round(0)).otherwise(near)
 
     def rounding(gold_in_units: pl.Expr, g_decimals: pl.Expr) -> pl.Expr:  # compare._is_rounding
@@ -310,7 +322,32 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     for i, (applies, gold_in_units, g_decimals, _) in enumerate(shifts):
         flags[f"_round{i}"] = applies & rounding(gold_in_units, g_decimals)
     flags["_reported"] = reports & precise(pl.when(ppct).then(g * 100.0).otherwise(g))
+    # compare._scale_reading, where nothing states a unit: the gold read in the answer's scale
+    # (Decimal(repr(gold)).scaleb(scale): the gold's digits with an exponent, read exactly when they
+    # are at most 15 significant digits); it decides only when that reading matches
+    g2 = pl.col("_G2")
+    flags["_G2"] = pl.when(gv < 0).then(-1.0).otherwise(1.0) * pl.concat_str(
+        gold["digits"], pl.lit("e"), pscale.cast(pl.String)
+    ).cast(pl.Float64, strict=False)
+    flags["_reads"] = (pscale != 0) & ~gpct
     lf = lf.with_columns(**flags)
+    reads = pl.col("_reads")
+    lf = lf.with_columns(
+        (reads & (p == g2)).alias("_s_exact"),
+        (reads & pl.lit(numbers.accept_round5) & (_round5(p) == _round5(g2))).alias("_s_round5"),
+        (reads & _close(p, g2, rel)).alias("_s_tol"),
+        (reads & reports & precise(g2)).alias("_s_reported"),
+        # the scale reading is decided where the gold read in that scale is exact and away from ties
+        (
+            ~reads
+            | (
+                ~stated
+                & (gold["sig"] <= 15)
+                & (g2.abs() < _MAX_VALUE)
+                & ~((p != g2) & pl.lit(numbers.accept_round5) & _near_tie(g2))
+            )
+        ).alias("_reads_ok"),
+    )
     k = pl.col("_k")
     lf = lf.with_columns(
         ((k != 0) & _close((p / g).abs(), _table(k, -40, 40, lambda n: 10.0**n), rel)).alias("_scaled")
@@ -321,6 +358,8 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     scaled = nonzero & pl.col("_scaled")
     rule = pl.when("_exact").then(pl.lit("exact")).when("_round5").then(pl.lit("round5"))
     rule = rule.when("_tol").then(pl.lit("tolerance")).when("_reported").then(pl.lit("reported"))
+    for name in ("exact", "round5", "tol", "reported"):
+        rule = rule.when(f"_s_{name}").then(pl.lit(f"s_{name}"))
     for i in range(len(readings)):
         hits = pl.col(f"_hit{i}")
         rule = rule.when(hits & pl.col(f"_allowed{i}")).then(pl.lit(f"reading{i}"))
@@ -336,6 +375,10 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
         "round5": MatchReason.OFFICIAL_ROUND5,
         "tolerance": MatchReason.REL_TOLERANCE,
         "reported": MatchReason.REPORTED_PRECISION,
+        "s_exact": MatchReason.EXACT,
+        "s_round5": MatchReason.OFFICIAL_ROUND5,
+        "s_tol": MatchReason.REL_TOLERANCE,
+        "s_reported": MatchReason.REPORTED_PRECISION,
         **{f"reading{i}": MatchReason.PERCENT_READING for i in range(len(readings))},
         **{f"confusion{i}": MatchReason.PERCENT_CONFUSION for i in range(len(readings))},
         "sign_flip": MatchReason.SIGN_FLIP,
@@ -346,15 +389,19 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     }
     numbered = ("reading", "confusion", "rounding")  # reading0 is worded as every reading
     templates = {name: next((n for n in numbered if name.startswith(n)), name).removesuffix("_pc") for name in reasons}
+    templates.update({"s_exact": "exact", "s_round5": "round5", "s_tol": "tolerance", "s_reported": "reported"})
     correct = [name for name, reason in reasons.items() if reason.value in _MATCH_REASONS]
     f1 = (
-        pl.when(rule.is_in(["exact", "round5", "tolerance", "wrong"]))
+        pl.when(rule.is_in(["exact", "round5", "tolerance", "wrong", "s_exact", "s_round5", "s_tol"]))
         .then(p)
         .when(rule == "reported")
         .then(pl.col("_g_written"))
+        .when(rule == "s_reported")
+        .then(g2)
     )
     f2 = pl.when(rule.is_in(["exact", "round5", "tolerance", "wrong"])).then(g)
-    said = pl.when(rule == "reported").then(pdec.cast(pl.String))
+    f2 = f2.when(rule.is_in(["s_exact", "s_round5", "s_tol"])).then(g2)
+    said = pl.when(rule.is_in(["reported", "s_reported"])).then(pdec.cast(pl.String))
     for i, (value, _, how, _) in enumerate(readings):
         f1 = f1.when(rule == f"reading{i}").then(value)
         f2 = f2.when(rule == f"reading{i}").then(g)
@@ -363,7 +410,23 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     for i, (_, gold_in_units, _, how) in enumerate(shifts):
         f1 = f1.when(rule == f"rounding{i}").then(gold_in_units)
         said = said.when(rule == f"rounding{i}").then(pl.lit(how))
-    said = said.when(rule.is_in(["scaled", "scaled_pc"])).then(k.cast(pl.String))
+    # "... scaled by 10^3: the prediction says thousand, the gold no scale word" (the words decided it)
+    words = pl.when((pscale != 0) & (k == pscale)).then(
+        pl.concat_str(pl.lit(": the prediction says "), pred["sword"], pl.lit(", the gold no scale word"))
+    )
+    said = said.when(rule.is_in(["scaled", "scaled_pc"])).then(pl.concat_str(k.cast(pl.String), words.fill_null("")))
+    unit = pscale.replace_strict(
+        {3: "thousands", 6: "millions", 9: "billions", 12: "trillions"}, default=None, return_dtype=pl.String
+    )
+    prefix = pl.when(rule.str.starts_with("s_")).then(
+        pl.concat_str(
+            pl.lit("the gold "),
+            pl.col("gold_executed"),
+            pl.lit(" read in "),
+            unit,
+            pl.lit(" (the unit of the prediction): "),
+        )
+    )
     verdict = pl.struct(
         rule.is_in(correct).alias("correct"),
         pl.lit(GradeStatus.OK.value).alias("status"),
@@ -373,11 +436,12 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
         f2.cast(pl.Float64).alias("f2"),
         said.cast(pl.String).alias("text"),
         p.cast(pl.Float64).alias("pred_value"),
+        prefix.cast(pl.String).alias("prefix"),
     )
-    # an answer with a scale word is decided by the rules before the cascade's scale reading only
+    # an answer with a scale word: past the rules before the scale reading, only where it is modelled
     early = rule.is_in(["exact", "round5", "tolerance", "reported"])
     decided = (
-        pred["ok"] & gold["ok"] & ~pl.col("_ties") & (~nonzero | k.is_between(-40, 40)) & (early | (pred["scale"] == 0))
+        pred["ok"] & gold["ok"] & ~pl.col("_ties") & (~nonzero | k.is_between(-40, 40)) & (early | pl.col("_reads_ok"))
     )
     rest = lf.with_columns(decided.fill_null(False).alias("_cascade_ok"), verdict.alias("_cascade")).collect()
     return pl.concat([exact, rest.select(exact.columns)]).lazy()
@@ -482,4 +546,4 @@ def details(long: pl.DataFrame, rel_tol: float) -> pl.Series:
         .when(t == "string")
         .then(pl.concat_str(pl.lit("string "), text))
     )
-    return long.select(detail.alias("detail"))["detail"]
+    return long.select(pl.concat_str(pl.col("prefix").fill_null(""), detail).alias("detail"))["detail"]

@@ -16,13 +16,14 @@ verdict, status, reason, detail and the predicted value. It models
   blocks (an ``output`` block is read, :data:`~workbench.grading.patterns.FAST_FENCED_CODE`);
 * the matchers ``exact_string``, ``official`` and the numeric cascade's exact, 5-decimal,
   tolerance, reported-precision and percent rules, and its mismatch types (sign flip, rounding,
-  scale, percent confusion, wrong value), with the cues of the question and the declared unit; an
-  answer with a scale word only where the cascade decides before its scale reading (exact, 5
-  decimals, tolerance, reported precision: "3.303 thousand" for 3303).
+  scale, percent confusion, wrong value), with the cues of the question and the declared unit; for
+  an answer with a scale word, also the cascade's scale reading ("1.5 thousand" for 1.5: the gold
+  read in the answer's unit) where neither the question nor the output states a unit ("in
+  millions": then only the rules before that reading decide).
 
 Everything else falls through, per row, to the cascade: non-ASCII text, LaTeX and any other box,
 several kinds of marker in one output, expressions, fractions, exponents, scale abbreviations
-(``$48.7m``), a scale word on a wrong answer or on a gold, currency words, programs, yes/no and
+(``$48.7m``), a scale word on a gold or beside a stated unit, currency words, programs, yes/no and
 text golds, numbers near a rounding tie, and every policy it does not model (``math-verify``). A
 row is decided only when every modelled policy is: accepting fewer rows is allowed, a different
 verdict, reason or detail is a bug (``tests/unit/pipeline/test_fastpath.py`` compares both on
@@ -41,7 +42,7 @@ import polars as pl
 
 from workbench.grading import patterns
 from workbench.grading.compare import DEFAULT_POLICY, AnswerKind
-from workbench.grading.cues import percent_cue
+from workbench.grading.cues import percent_cue, scale_cue
 from workbench.grading.policies import GradingPolicy
 from workbench.grading.status import ExtractionRule
 from workbench.pipeline import fastmatch
@@ -292,6 +293,20 @@ def _cues(frame: pl.DataFrame) -> pl.Series:
     )["_cue"]
 
 
+def _stated(frame: pl.DataFrame) -> pl.Series:
+    """Whether the question or the declared unit states a scale (``scale_cue``: "in millions"), for
+    the rows whose answer carries a scale word (null for the rest), read once per distinct pair."""
+    scaled = pl.col("answer").str.contains("thousand|million|billion|trillion")
+    pairs = frame.filter(scaled).select("question", "predicted_unit").unique()
+    said = [scale_cue(q, u) is not None for q, u in pairs.iter_rows()]
+    table = pairs.with_columns(pl.Series("_stated", said, dtype=pl.Boolean))
+    keys = ["question", "predicted_unit"]
+    rows = frame.select(*keys, scaled.alias("_scaled")).join(
+        table, on=keys, how="left", nulls_equal=True, maintain_order="left"
+    )
+    return rows.select(pl.when("_scaled").then("_stated").alias("_stated"))["_stated"]
+
+
 def decide(
     frame: pl.DataFrame, policies: Sequence[GradingPolicy], kind: AnswerKind = "auto"
 ) -> tuple[pl.Series, pl.DataFrame]:
@@ -424,9 +439,9 @@ def decide(
         )
 
     long = pl.concat([selected(name) for name in sorted(sources)]).collect()
-    long = long.with_columns(_cues(long).alias("_cue"))
+    long = long.with_columns(_cues(long).alias("_cue"), _stated(long).alias("_stated"))
     # each distinct comparison is made once: systems give the same answers to the same questions
-    compared = ["answer", "gold_executed", "_display", "_cue"]
+    compared = ["answer", "gold_executed", "_display", "_cue", "_stated"]
     pairs = long.select(compared).unique().lazy()
     pairs = fastmatch.read_numbers(pairs, "answer", "_p_", patterns.FAST_ANSWER)
     pairs = fastmatch.read_numbers(pairs, "gold_executed", "_g_")

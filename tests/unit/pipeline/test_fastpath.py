@@ -145,6 +145,19 @@ TABLE: list[tuple[dict[str, Any], str, bool]] = [
     ({"predicted_answer": "2 thousand", "gold_executed": "2001"}, "rel_tolerance", True),  # not an integer as written
     ({"predicted_answer": "1.74 thousand", "gold_executed": "1743"}, "reported_precision", True),  # to 10
     ({"predicted_answer": "0.5 billion", "gold_executed": "500000000"}, "exact", True),
+    # past those, the scale reading (the gold in the answer's unit) where nothing states a unit, and the mismatches
+    ({"predicted_answer": "1.5 thousand", "gold_executed": "1.5"}, "exact", True),
+    ({"predicted_answer": "1.5 thousands", "gold_executed": "1.5012"}, "rel_tolerance", True),
+    ({"predicted_answer": "1.74 thousand", "gold_executed": "1.743"}, "reported_precision", True),
+    ({"predicted_answer": "1.0000001 thousand", "gold_executed": "1.000000104"}, "official_round5", True),
+    ({"predicted_answer": "-965.635 thousand", "gold_executed": "965635"}, "sign_flip", True),
+    ({"predicted_answer": "899.516 thousand", "gold_executed": "768588"}, "wrong_value", True),
+    ({"predicted_answer": "1.3693 thousand", "gold_executed": "13.693"}, "percent_reading", True),
+    ({"predicted_answer": "$13.693 million", "gold_executed": "136930"}, "percent_reading", False),  # read: 1e11
+    ({"predicted_answer": "1.3 thousands", "gold_executed": "1.3"}, "exact", True),
+    ({"predicted_answer": "3.303 thousand", "gold_executed": "3.303"}, "exact", True),
+    ({"predicted_answer": "33.03 thousand", "gold_executed": "3303"}, "scale", True),
+    ({"predicted_answer": "2 million", "gold_executed": "2000"}, "scale", False),  # the gold read: 2e9
     # a marker's answer followed by words is the number alone (extract.clean_answer_text)
     ({"raw_output": "so it grew.\nThe answer is 4 percent.", "gold_executed": "4"}, "exact", True),
     ({"raw_output": "so \\boxed{9 percent}", "gold_executed": "9"}, "exact", True),
@@ -160,8 +173,7 @@ TABLE: list[tuple[dict[str, Any], str, bool]] = [
     ({"raw_output": "so $\\boxed{\\frac{1}{2}}$", "gold_executed": "0.5"}, "exact", False),
     ({"predicted_answer": "$48.7m", "gold_executed": "48700000"}, "exact", False),
     ({"predicted_answer": "48.7 Million", "gold_executed": "48700000"}, "exact", False),
-    ({"predicted_answer": "1.5 thousand", "gold_executed": "1.5"}, "exact", False),  # the scale reading
-    ({"predicted_answer": "-965.635 thousand", "gold_executed": "965635"}, "sign_flip", False),
+    ({"predicted_answer": "1.5 thousand", "gold_executed": "1.5", "question": "in millions?"}, "scale", False),
     ({"predicted_answer": "5 Percent", "gold_executed": "0.05"}, "exact", False),
     ({"predicted_answer": "5\u00a0", "gold_executed": "5"}, "exact", False),
     ({"raw_output": "The answer is 4 percent. It grew", "gold_executed": "4"}, "exact", False),
@@ -303,12 +315,15 @@ def test_own_answers_with_whitespace_and_percent_words(rows: list[dict[str, Any]
 
 @st.composite
 def _scaled_pairs(draw: st.DrawFn) -> dict[str, Any]:
-    """An answer with a scale word and a gold near its value: equal, within the tolerance, at the
-    answer's precision, a little or much off, of the other sign (the early rules, and the rest)."""
+    """An answer with a scale word and a gold near its value, or near it in the answer's unit ("1.5
+    thousand" for 1.5: the scale reading): equal, within the tolerance, at the answer's precision,
+    a little or much off, scaled, of the other sign."""
     words = {"thousand": 3, "thousands": 3, "million": 6, "millions": 6, "billion": 9, "trillion": 12}
     word = draw(st.sampled_from(sorted(words)))
     mantissa = draw(st.decimals(0, 10**4, places=draw(st.integers(0, 4)), allow_nan=False, allow_infinity=False))
-    gold = mantissa.scaleb(words[word]) * Decimal(draw(st.sampled_from(["1", "1", "1.0004", "0.9993", "1.01", "-1"])))
+    factors = ["1", "1", "1.0004", "0.9993", "1.01", "-1", "10", "0.001", "100", "0.01", "0.5", "1000"]
+    exponent = draw(st.sampled_from([words[word], words[word], 0]))
+    gold = mantissa.scaleb(exponent) * Decimal(draw(st.sampled_from(factors)))
     gold += Decimal(draw(st.sampled_from([0, 0, 1, -3, 40, 0.5])))
     sign, cur = draw(st.sampled_from(["", "-"])), draw(st.sampled_from(["", "$"]))
     space, pad = draw(st.sampled_from([" ", ""])), draw(_spaces)
