@@ -56,8 +56,9 @@ def distinct(frame: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, pl
         .with_row_index("_row")
         .with_columns(pl.col("_row").first().over("_hash").alias("_first"))
     )
-    first = hashed.get_column("_first")
-    if all(frame.get_column(c).eq_missing(frame.get_column(c).gather(first)).all() for c in keys):
+    repeats = hashed.filter(pl.col("_row") != pl.col("_first"))  # rows whose hash came before
+    later, first = repeats.get_column("_row"), repeats.get_column("_first")
+    if all(frame.get_column(c).gather(later).eq_missing(frame.get_column(c).gather(first)).all() for c in keys):
         starts = hashed.filter(pl.col("_row") == pl.col("_first")).get_column("_row")
         number = pl.Series("_key", pl.int_range(starts.len(), dtype=pl.UInt32, eager=True))
         position = pl.DataFrame({"_first": starts, "_key": number})

@@ -46,3 +46,11 @@ def test_distinct_is_grouping_by_the_keys(rows: list[tuple[object, ...]], copies
         assert_series_equal(index, expected_index, check_names=False)
         if frame.height:
             assert_frame_equal(unique[index], frame.select(keys))
+
+
+def test_signed_zeros_nans_and_nulls_group_as_the_keys_do() -> None:
+    frame = pl.DataFrame({"d": [0.0, -0.0, float("nan"), float("nan"), None, 1.0, None], "s": ["a"] * 7})
+    unique, index = distinct(frame, ["d", "s"])
+    expected, expected_index = _by_the_keys(frame, ["d", "s"])
+    assert index.to_list() == expected_index.to_list() == [0, 0, 1, 1, 2, 3, 2]
+    assert_frame_equal(unique, expected)
