@@ -207,6 +207,9 @@ def _grade_chunk(
 _on_distinct: Callable[[int], None] | None = None
 
 
+#: What a turn's program columns (``program_*``) depend on.
+_PROGRAM_INPUTS = ("predicted_program", "gold_program", "_table")
+
 #: The turn columns a grade fills (see :func:`_grade_chunk`).
 _TURN = {
     "answer_source": pl.String(),
@@ -273,24 +276,30 @@ def _fast_grades(
     # the cascade grades what the fast path does not model: policies (math-verify) and programs
     where = [i for i, p in enumerate(ordered) if not fastpath.models(p)]
     rest = [ordered[i] for i in where]
-    chosen = unique[keys]
     programs = (
-        [bool(p and p.strip()) for p in chosen["predicted_program"].to_list()]
-        if "predicted_program" in chosen.columns
+        [bool(p and p.strip()) for p in unique.get_column("predicted_program").gather(keys).to_list()]
+        if "predicted_program" in unique.columns
         else [False] * len(keys)
     )
     if rest or any(programs):
-        positions = [i for i, has in enumerate(programs) if rest or has]
+        done = keys[[i for i, has in enumerate(programs) if rest or has]]
+        picked, back = done, None
+        if not rest:  # only the program columns: they depend on the programs and the table alone
+            by = [c for c in _PROGRAM_INPUTS if c in unique.columns]
+            _, back = distinct(unique.select(by)[done], by)
+            firsts = back.to_frame("_g").with_row_index("_i").group_by("_g", maintain_order=True).agg(pl.first("_i"))
+            picked = done[firsts["_i"]]
         items = [
             (row, tables[row["_table"]] if row["_table"] is not None else None)
-            for row in chosen[positions].iter_rows(named=True)
+            for row in unique[picked].iter_rows(named=True)
         ]
         graded = map_chunks(
             partial(_grade_chunk, policy=(rest or ordered)[0], also=rest[1:], kind=kind), items, workers=workers
         )
-        done = keys[positions]
         program = [c for c in _TURN if c.startswith("program_")]
         from_cascade = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).select(program)
+        if back is not None:
+            from_cascade = from_cascade[back]
         turns = turns.update(from_cascade.with_columns(done.alias("_key")), on="_key", include_nulls=True)
         if rest:
             text = {c: _as_text(t) for c, t in POLICY_GRADES.items() if c not in ("system", "record_id", "turn")}

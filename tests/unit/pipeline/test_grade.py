@@ -11,6 +11,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from workbench.analysis.metrics import accuracy_by, conversations, summarize
+from workbench.grading.policies import POLICIES
 from workbench.io.gold import GoldDataset, load_gold
 from workbench.io.predictions import load_predictions
 from workbench.pipeline import fastpath, grade
@@ -239,3 +240,32 @@ def test_columns_joined_beside_the_frame_are_those_of_a_left_join() -> None:
     for right in cases:
         expected = frame.join(right, on=["k", "t"], how="left", maintain_order="left")
         assert_frame_equal(grade._join_left(frame, right, ["k", "t"]), expected)
+
+
+def test_program_columns_of_fast_path_inputs_are_graded_once_per_program(
+    dev_gold: GoldDataset, claude_run_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the policies the fast path models, the cascade grades only the program columns of
+    the inputs it decides: once per (program, gold program, table), each answer sharing them
+    getting the same columns as the cascade gives it (the answers re-spelled here)."""
+    second = claude_run_path.parents[1] / "2026-05-04T12-48-44Z" / "predictions.jsonl"
+    preds = [load_predictions(claude_run_path), load_predictions(second)]
+    preds += [p.with_columns(pl.col("predicted_answer") + "0", pl.lit("other").alias("system")) for p in preds[:1]]
+    modelled = [p for p in POLICIES.values() if fastpath.models(p)]
+    sent: list[int] = []
+    real = grade.map_chunks
+
+    def counting(fn: Any, items: list[Any], **kwargs: Any) -> list[Any]:
+        sent.append(len(items))
+        return real(fn, items, **kwargs)
+
+    monkeypatch.setattr(grade, "map_chunks", counting)
+    fast = grade_predictions(dev_gold, preds, also=modelled, workers=1)
+    slow = grade_predictions(dev_gold, preds, also=modelled, workers=1, fast_path=False)
+    assert_frame_equal(fast.turns, slow.turns)
+    assert_frame_equal(fast.policy_grades, slow.policy_grades)
+    programs = fast.turns.filter(pl.col("predicted_program").is_not_null()).join(
+        dev_gold.turns.select("record_id", "turn", "doc_id"), on=["record_id", "turn"]
+    )
+    distinct_programs = programs.select("predicted_program", "gold_program", "doc_id").n_unique()
+    assert sent[0] <= distinct_programs < programs.height
