@@ -236,8 +236,8 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     gv, gpct, gdec = gold["value"], gold["pct"], gold["dec"]
     cue = pl.col("_cue") if numbers.use_cues else pl.lit(None, pl.String)
     pscale = pred["scale"]
-    # the scale a question or output states ("in millions", compare.CueOf.scale), for scaled answers
-    stated = pl.col("_stated").fill_null(False) if numbers.use_cues else pl.lit(False)
+    # the scale a question or output states ("in millions": 6, compare.CueOf.scale), for scaled answers
+    stated = pl.col("_stated") if numbers.use_cues else pl.lit(None, pl.Int64)
     lf = lf.with_columns(
         pl.when(ppct).then(_hundredth(pv)).otherwise(pv).alias("_P"),
         pl.when(gpct).then(_hundredth(gv)).otherwise(gv).alias("_G"),
@@ -252,7 +252,26 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
             "_g_prec"
         ),
     )
+    # compare._scale_reading of an answer with a scale word and a gold without: the gold read in the
+    # stated scale, else in the answer's (Decimal(repr(gold)).scaleb(...): the gold's digits with an
+    # exponent, read exactly when they are at most 15 significant digits)
+    reads = (pscale != 0) & ~gpct
+    exponent = pl.when(stated.is_not_null()).then(stated).otherwise(pscale)
+    lf = lf.with_columns(
+        reads.alias("_reads"),
+        (reads & stated.is_not_null()).fill_null(False).alias("_says"),
+        exponent.alias("_E"),
+        (
+            pl.when(gv < 0).then(-1.0).otherwise(1.0)
+            * pl.concat_str(gold["digits"], pl.lit("e"), exponent.cast(pl.String)).cast(pl.Float64, strict=False)
+        ).alias("_G2"),
+    )
     p, g = pl.col("_P"), pl.col("_G")
+    g2, says = pl.col("_G2"), pl.col("_says")
+    # where a unit is stated the reading always decides: its mismatch types are of the gold so read,
+    # and the unit readings are not made (compare: unit_readings=False)
+    gm = pl.when(says).then(g2).otherwise(g)
+    g_prec = pl.when(says).then(gdec - pl.col("_E")).otherwise(pl.col("_g_prec"))  # compare._precision
     # most answers equal their gold: those are decided here, the cascade's other rules run on the rest
     frame = lf.collect()
     exact = frame.filter((p == g).fill_null(False))
@@ -302,55 +321,51 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
         )
         & _close(p, g, rel),
         "_g_written": pl.when(ppct).then(g * 100.0).otherwise(g),
-        "_nonzero": (g != 0) & (p != 0),
-        "_flip": _close(-p, g, rel) | (~ppct & (_close(-(_hundredth(pv)), g, rel) | _close(-(pv * 100.0), g, rel))),
+        "_nonzero": (gm != 0) & (p != 0),
+        "_flip": _close(-p, gm, rel) | (~ppct & (_close(-(_hundredth(pv)), gm, rel) | _close(-(pv * 100.0), gm, rel))),
         "_ties": (p != g) & pl.lit(numbers.accept_round5) & (_near_tie(p) | _near_tie(g)),
-        "_k": (p / g).abs().log10().round(0).cast(pl.Int64, strict=False),
+        "_k": (p / gm).abs().log10().round(0).cast(pl.Int64, strict=False),
     }
     for i, (value, gold_in_units, _, upward) in enumerate(readings):
-        applies = ppct if i == 0 else ~ppct
+        applies = (ppct if i == 0 else ~ppct) & ~says
         flags[f"_hit{i}"] = applies & (g != 0) & hit(value, gold_in_units)
         allowed, why = _allowed(ppct, gpct, cue, upward, bare)
         flags[f"_allowed{i}"] = pl.lit(numbers.accept_percent_reading) & allowed
         flags[f"_why{i}"] = why
     shifts = (
-        (ppct, g * 100.0, pl.col("_g_prec") - 2, ""),
-        (~ppct, g, pl.col("_g_prec"), ""),
-        (~ppct & _allowed(ppct, None, cue, True, bare)[0], g * 100.0, pl.col("_g_prec") - 2, " read as a percent"),
-        (~ppct & _allowed(ppct, None, cue, False, bare)[0], g * 0.01, pl.col("_g_prec") + 2, " read as a ratio"),
+        (ppct, gm * 100.0, g_prec - 2, ""),
+        (~ppct, gm, g_prec, ""),
+        (~ppct & _allowed(ppct, None, cue, True, bare)[0], gm * 100.0, g_prec - 2, " read as a percent"),
+        (~ppct & _allowed(ppct, None, cue, False, bare)[0], gm * 0.01, g_prec + 2, " read as a ratio"),
     )
     for i, (applies, gold_in_units, g_decimals, _) in enumerate(shifts):
         flags[f"_round{i}"] = applies & rounding(gold_in_units, g_decimals)
     flags["_reported"] = reports & precise(pl.when(ppct).then(g * 100.0).otherwise(g))
-    # compare._scale_reading, where nothing states a unit: the gold read in the answer's scale
-    # (Decimal(repr(gold)).scaleb(scale): the gold's digits with an exponent, read exactly when they
-    # are at most 15 significant digits); it decides only when that reading matches
-    g2 = pl.col("_G2")
-    flags["_G2"] = pl.when(gv < 0).then(-1.0).otherwise(1.0) * pl.concat_str(
-        gold["digits"], pl.lit("e"), pscale.cast(pl.String)
-    ).cast(pl.Float64, strict=False)
-    flags["_reads"] = (pscale != 0) & ~gpct
     lf = lf.with_columns(**flags)
     reads = pl.col("_reads")
+    # a gold read in millions is often past _MAX_VALUE, where x * 1e5 does not show a rounding tie:
+    # there round(x, 5) moves x by at most 1e-5 (or not at all), so answers 1e-4 apart differ
+    big = g2.abs() >= _MAX_VALUE
     lf = lf.with_columns(
         (reads & (p == g2)).alias("_s_exact"),
-        (reads & pl.lit(numbers.accept_round5) & (_round5(p) == _round5(g2))).alias("_s_round5"),
+        (reads & pl.lit(numbers.accept_round5) & ~big & (_round5(p) == _round5(g2))).alias("_s_round5"),
         (reads & _close(p, g2, rel)).alias("_s_tol"),
         (reads & reports & precise(g2)).alias("_s_reported"),
         # the scale reading is decided where the gold read in that scale is exact and away from ties
         (
             ~reads
             | (
-                ~stated
-                & (gold["sig"] <= 15)
-                & (g2.abs() < _MAX_VALUE)
-                & ~((p != g2) & pl.lit(numbers.accept_round5) & _near_tie(g2))
+                (gold["sig"] <= 15)
+                & g2.is_finite()
+                & pl.when(big)
+                .then((p == g2) | ((p - g2).abs() >= 1e-4))
+                .otherwise(~((p != g2) & pl.lit(numbers.accept_round5) & _near_tie(g2)))
             )
         ).alias("_reads_ok"),
     )
     k = pl.col("_k")
     lf = lf.with_columns(
-        ((k != 0) & _close((p / g).abs(), _table(k, -40, 40, lambda n: 10.0**n), rel)).alias("_scaled")
+        ((k != 0) & _close((p / gm).abs(), _table(k, -40, 40, lambda n: 10.0**n), rel)).alias("_scaled")
     )
 
     # which rule decides, then the verdict's fields by rule (a chain of literals, not of structs)
@@ -399,7 +414,7 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
         .when(rule == "s_reported")
         .then(g2)
     )
-    f2 = pl.when(rule.is_in(["exact", "round5", "tolerance", "wrong"])).then(g)
+    f2 = pl.when(rule.is_in(["exact", "round5", "tolerance"])).then(g).when(rule == "wrong").then(gm)
     f2 = f2.when(rule.is_in(["s_exact", "s_round5", "s_tol"])).then(g2)
     said = pl.when(rule.is_in(["reported", "s_reported"])).then(pdec.cast(pl.String))
     for i, (value, _, how, _) in enumerate(readings):
@@ -410,21 +425,32 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     for i, (_, gold_in_units, _, how) in enumerate(shifts):
         f1 = f1.when(rule == f"rounding{i}").then(gold_in_units)
         said = said.when(rule == f"rounding{i}").then(pl.lit(how))
-    # "... scaled by 10^3: the prediction says thousand, the gold no scale word" (the words decided it)
-    words = pl.when((pscale != 0) & (k == pscale)).then(
-        pl.concat_str(pl.lit(": the prediction says "), pred["sword"], pl.lit(", the gold no scale word"))
-    )
-    said = said.when(rule.is_in(["scaled", "scaled_pc"])).then(pl.concat_str(k.cast(pl.String), words.fill_null("")))
-    unit = pscale.replace_strict(
+    unit = pl.col("_E").replace_strict(
         {3: "thousands", 6: "millions", 9: "billions", 12: "trillions"}, default=None, return_dtype=pl.String
     )
-    prefix = pl.when(rule.str.starts_with("s_")).then(
-        pl.concat_str(
-            pl.lit("the gold "),
-            pl.col("gold_executed"),
-            pl.lit(" read in "),
-            unit,
-            pl.lit(" (the unit of the prediction): "),
+    # "... scaled by 10^3: the prediction says thousand, the gold no scale word" (the words decided it;
+    # a gold read in a stated unit says "in millions")
+    gold_scale = pl.when(says).then(pl.col("_E")).otherwise(0)
+    gold_word = pl.when(says).then(pl.concat_str(pl.lit("in "), unit)).otherwise(pl.lit("no scale word"))
+    words = pl.when((pscale != 0) & (pscale != gold_scale) & (k == pscale - gold_scale)).then(
+        pl.concat_str(pl.lit(": the prediction says "), pred["sword"], pl.lit(", the gold "), gold_word)
+    )
+    said = said.when(rule.is_in(["scaled", "scaled_pc"])).then(pl.concat_str(k.cast(pl.String), words.fill_null("")))
+    why = pl.when(says).then(pl.concat_str(pl.lit("the question or the output says in "), unit))
+    prefix = (
+        pl.when(rule.is_in(["exact", "round5", "tolerance", "reported"]))
+        .then(pl.lit(None, pl.String))
+        .when(rule.str.starts_with("s_") | says)
+        .then(
+            pl.concat_str(
+                pl.lit("the gold "),
+                pl.col("gold_executed"),
+                pl.lit(" read in "),
+                unit,
+                pl.lit(" ("),
+                why.otherwise(pl.lit("the unit of the prediction")),
+                pl.lit("): "),
+            )
         )
     )
     verdict = pl.struct(
@@ -432,7 +458,7 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
         pl.lit(GradeStatus.OK.value).alias("status"),
         rule.replace_strict({k: r.value for k, r in reasons.items()}, return_dtype=pl.String).alias("reason"),
         rule.replace_strict(templates, return_dtype=pl.String).alias("template"),
-        f1.otherwise(g).cast(pl.Float64).alias("f1"),  # confusion, sign flip, scaled: the gold
+        f1.otherwise(gm).cast(pl.Float64).alias("f1"),  # confusion, sign flip, scaled: the gold
         f2.cast(pl.Float64).alias("f2"),
         said.cast(pl.String).alias("text"),
         p.cast(pl.Float64).alias("pred_value"),

@@ -17,17 +17,16 @@ verdict, status, reason, detail and the predicted value. It models
 * the matchers ``exact_string``, ``official`` and the numeric cascade's exact, 5-decimal,
   tolerance, reported-precision and percent rules, and its mismatch types (sign flip, rounding,
   scale, percent confusion, wrong value), with the cues of the question and the declared unit; for
-  an answer with a scale word, also the cascade's scale reading ("1.5 thousand" for 1.5: the gold
-  read in the answer's unit) where neither the question nor the output states a unit ("in
-  millions": then only the rules before that reading decide).
+  an answer with a scale word, also the cascade's scale reading: the gold read in the unit the
+  question or the output states ("in millions"), else in the answer's ("1.5 thousand" for 1.5).
 
 Everything else falls through, per row, to the cascade: non-ASCII text, LaTeX and any other box,
 several kinds of marker in one output, expressions, fractions, exponents, scale abbreviations
-(``$48.7m``), a scale word on a gold or beside a stated unit, currency words, programs, yes/no and
-text golds, numbers near a rounding tie, and every policy it does not model (``math-verify``). A
-row is decided only when every modelled policy is: accepting fewer rows is allowed, a different
-verdict, reason or detail is a bug (``tests/unit/pipeline/test_fastpath.py`` compares both on
-hypothesis inputs and on every bundled output).
+(``$48.7m``), a scale word on a gold, currency words, programs, yes/no and text golds, numbers
+near a rounding tie, and every policy it does not model (``math-verify``). A row is decided only
+when every modelled policy is: accepting fewer rows is allowed, a different verdict, reason or
+detail is a bug (``tests/unit/pipeline/test_fastpath.py`` compares both on hypothesis inputs and
+on every bundled output).
 
 The switch :data:`ENABLED` turns it off for :func:`~workbench.pipeline.grade.grade_predictions`
 (tests and benchmarks compare both ways); so does its ``fast_path=False``.
@@ -294,12 +293,12 @@ def _cues(frame: pl.DataFrame) -> pl.Series:
 
 
 def _stated(frame: pl.DataFrame) -> pl.Series:
-    """Whether the question or the declared unit states a scale (``scale_cue``: "in millions"), for
+    """The scale the question or the declared unit states (``scale_cue``: "in millions" is 6), for
     the rows whose answer carries a scale word (null for the rest), read once per distinct pair."""
     scaled = pl.col("answer").str.contains("thousand|million|billion|trillion")
     pairs = frame.filter(scaled).select("question", "predicted_unit").unique()
-    said = [scale_cue(q, u) is not None for q, u in pairs.iter_rows()]
-    table = pairs.with_columns(pl.Series("_stated", said, dtype=pl.Boolean))
+    said = [scale_cue(q, u) for q, u in pairs.iter_rows()]
+    table = pairs.with_columns(pl.Series("_stated", said, dtype=pl.Int64))
     keys = ["question", "predicted_unit"]
     rows = frame.select(*keys, scaled.alias("_scaled")).join(
         table, on=keys, how="left", nulls_equal=True, maintain_order="left"

@@ -153,11 +153,19 @@ TABLE: list[tuple[dict[str, Any], str, bool]] = [
     ({"predicted_answer": "-965.635 thousand", "gold_executed": "965635"}, "sign_flip", True),
     ({"predicted_answer": "899.516 thousand", "gold_executed": "768588"}, "wrong_value", True),
     ({"predicted_answer": "1.3693 thousand", "gold_executed": "13.693"}, "percent_reading", True),
-    ({"predicted_answer": "$13.693 million", "gold_executed": "136930"}, "percent_reading", False),  # read: 1e11
+    ({"predicted_answer": "$13.693 million", "gold_executed": "136930"}, "percent_reading", True),  # read: 1e11
     ({"predicted_answer": "1.3 thousands", "gold_executed": "1.3"}, "exact", True),
     ({"predicted_answer": "3.303 thousand", "gold_executed": "3.303"}, "exact", True),
     ({"predicted_answer": "33.03 thousand", "gold_executed": "3303"}, "scale", True),
-    ({"predicted_answer": "2 million", "gold_executed": "2000"}, "scale", False),  # the gold read: 2e9
+    ({"predicted_answer": "2 million", "gold_executed": "2000"}, "scale", True),  # the gold read: 2e9
+    # a unit the question states: the gold is read in it, right or wrong (no unit readings)
+    ({"predicted_answer": "1.5 thousand", "gold_executed": "1.5", "question": "in millions?"}, "scale", True),
+    ({"predicted_answer": "$1.5 million", "gold_executed": "1500", "question": "in thousands?"}, "exact", True),
+    ({"predicted_answer": "2 thousand", "gold_executed": "2.004", "question": "in thousands?"}, "rounding", True),
+    ({"predicted_answer": "15 thousand", "gold_executed": "0.15", "question": "in thousands?"}, "rounding", True),
+    ({"predicted_answer": "-15.7 thousand", "gold_executed": "15.7", "question": "in thousands"}, "sign_flip", True),
+    ({"predicted_answer": "22.5 thousand", "gold_executed": "15704", "question": "in thousands"}, "wrong_value", True),
+    ({"predicted_answer": "$15.436 million", "gold_executed": "5829", "question": "in millions"}, "wrong_value", True),
     # a marker's answer followed by words is the number alone (extract.clean_answer_text)
     ({"raw_output": "so it grew.\nThe answer is 4 percent.", "gold_executed": "4"}, "exact", True),
     ({"raw_output": "so \\boxed{9 percent}", "gold_executed": "9"}, "exact", True),
@@ -173,7 +181,6 @@ TABLE: list[tuple[dict[str, Any], str, bool]] = [
     ({"raw_output": "so $\\boxed{\\frac{1}{2}}$", "gold_executed": "0.5"}, "exact", False),
     ({"predicted_answer": "$48.7m", "gold_executed": "48700000"}, "exact", False),
     ({"predicted_answer": "48.7 Million", "gold_executed": "48700000"}, "exact", False),
-    ({"predicted_answer": "1.5 thousand", "gold_executed": "1.5", "question": "in millions?"}, "scale", False),
     ({"predicted_answer": "5 Percent", "gold_executed": "0.05"}, "exact", False),
     ({"predicted_answer": "5\u00a0", "gold_executed": "5"}, "exact", False),
     ({"raw_output": "The answer is 4 percent. It grew", "gold_executed": "4"}, "exact", False),
