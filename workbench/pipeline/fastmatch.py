@@ -45,35 +45,57 @@ _MATCH_REASONS = frozenset(
 
 
 # --------------------------------------------------------------------------- reading numbers
-def _number(text: pl.Expr, pattern: str = patterns.FAST_NUMBER) -> dict[str, pl.Expr]:
-    """A plain number (``pattern``: :data:`~workbench.grading.patterns.FAST_NUMBER`, or
-    :data:`~workbench.grading.patterns.FAST_ANSWER` for an answer) read as
-    :func:`~workbench.grading.normalize.parse_number` reads it: ``ok`` (null when it is not one),
-    ``value`` (sign applied, percent not, scale applied), ``pct`` (``%`` or a percent word),
-    ``cur``, ``dec`` (decimals), ``sig`` (significant digits), ``tz`` (trailing zeros of an
-    integer), ``scale`` (the power of ten of a scale word, 0 without one), ``word`` (a word
-    follows the number: no number to the official rule) and ``e`` (the text holds an ``e``, as
-    "percent" does: ``compare._written_integer`` then does not hold)."""
-    parts = text.str.extract_groups(pattern)
-    shaped = parts.struct.field("num").is_not_null()
-    neg = parts.struct.field("neg").is_not_null()
-    cur = parts.struct.field("cur").is_not_null()
-    answer = pattern == patterns.FAST_ANSWER
-    word = parts.struct.field("word") if answer else pl.lit(None, pl.String)
-    scaled = (
-        parts.struct.field("scale").str.strip_chars(" ").str.strip_suffix("s") if answer else pl.lit(None, pl.String)
-    )
-    scale = scaled.replace_strict(_SCALES, default=0, return_dtype=pl.Int64).fill_null(0)
-    pct = parts.struct.field("pct").is_not_null() | word.is_not_null()
-    digits = parts.struct.field("num").str.replace_all(",", "", literal=True)
-    # "48.7 million" is read as float("48.7e6"), exactly (normalize._parse_amount)
-    written = pl.when(scale != 0).then(pl.concat_str(digits, pl.lit("e"), scale.cast(pl.String))).otherwise(digits)
-    magnitude = pl.when(shaped).then(written.cast(pl.Float64, strict=False))
+def _parts(text: pl.Expr, pattern: str) -> dict[str, pl.Expr]:
+    """The pieces of a number of ``pattern``'s shape (computed once, as columns, before
+    :func:`_number` reads them): ``shaped``, ``neg``, ``cur``, ``pct``, ``digits`` (no sign,
+    currency or separators), ``scale``, ``sword`` (the word after the number), ``word``, ``e``."""
+    shaped = text.str.contains(pattern)
+    if pattern == patterns.FAST_ANSWER:
+        body = text.str.strip_chars(" \t\n\r")
+        # on a text of that shape, what follows the number is "", "%" or a word after a space or none
+        suffix = body.str.strip_chars_start("-$0123456789,.")
+        said = suffix.str.strip_chars_start(" ")
+        number = body.str.strip_suffix(suffix)
+        word = said.is_in(["percent", "pct"])
+        scale = said.str.strip_suffix("s").replace_strict(_SCALES, default=0, return_dtype=pl.Int64).fill_null(0)
+        pct = (said == "%") | word
+    else:
+        number = text.str.strip_suffix("%")
+        said, word, scale, pct = pl.lit(None, pl.String), pl.lit(False), pl.lit(0, pl.Int64), text.str.ends_with("%")
+    unsigned = number.str.strip_prefix("-")
+    return {
+        "shaped": shaped,
+        "neg": number.str.starts_with("-"),
+        "cur": unsigned.str.starts_with("$"),
+        "pct": pct,
+        "digits": unsigned.str.strip_prefix("$").str.replace_all(",", "", literal=True),
+        "scale": scale,
+        "sword": said,
+        "word": (word | (scale != 0)).fill_null(False),
+        "e": (said == "percent").fill_null(False),
+    }
+
+
+def _number(prefix: str, scaled: bool) -> dict[str, pl.Expr]:
+    """A plain number (:data:`~workbench.grading.patterns.FAST_NUMBER`, or
+    :data:`~workbench.grading.patterns.FAST_ANSWER` for an answer), from the pieces :func:`_parts`
+    wrote as columns named ``prefix...``, read as :func:`~workbench.grading.normalize.parse_number`
+    reads it: ``ok`` (null when it is not one), ``value`` (sign applied, percent not, scale
+    applied), ``dec`` (decimals), ``sig`` (significant digits), ``tz`` (trailing zeros of an
+    integer), ``zero``; with the pieces, ``pct`` (``%`` or a percent word), ``cur``, ``scale`` (the
+    power of ten of a scale word, 0 without one), ``word`` (a word follows the number: no number to
+    the official rule) and ``e`` (the text holds an ``e``, as "percent" does:
+    ``compare._written_integer`` then does not hold)."""
+    digits, scale, neg = pl.col(f"{prefix}digits"), pl.col(f"{prefix}scale"), pl.col(f"{prefix}neg")
+    written = digits
+    if scaled:  # "48.7 million" is read as float("48.7e6"), exactly (normalize._parse_amount)
+        written = pl.when(scale != 0).then(pl.concat_str(digits, pl.lit("e"), scale.cast(pl.String))).otherwise(digits)
+    magnitude = pl.when(pl.col(f"{prefix}shaped")).then(written.cast(pl.Float64, strict=False))
     point = digits.str.find(".", literal=True)
     length = digits.str.len_chars()
     mantissa = digits.str.replace(".", "", literal=True)
     ok = (
-        shaped
+        pl.col(f"{prefix}shaped")
         & (mantissa.str.len_chars() <= _MAX_DIGITS)
         & (magnitude < _MAX_VALUE)
         & ~(neg & (magnitude == 0))  # "-0": Python's -0.0 prints "-0"
@@ -81,8 +103,6 @@ def _number(text: pl.Expr, pattern: str = patterns.FAST_NUMBER) -> dict[str, pl.
     return {
         "ok": ok,
         "value": pl.when(neg).then(-magnitude).otherwise(magnitude),
-        "pct": pct,
-        "cur": cur,
         "dec": pl.when(point.is_null()).then(0).otherwise(length - point - 1).cast(pl.Int64),
         "sig": mantissa.str.strip_chars_start("0").str.len_chars().cast(pl.Int64),
         # str(abs(int(value))) of an integer ("0" has none)
@@ -91,11 +111,6 @@ def _number(text: pl.Expr, pattern: str = patterns.FAST_NUMBER) -> dict[str, pl.
         .otherwise(length - digits.str.strip_chars_end("0").str.len_chars())
         .cast(pl.Int64),
         "zero": magnitude == 0,
-        "scale": scale,
-        "sword": parts.struct.field("scale").str.strip_chars(" ") if answer else pl.lit(None, pl.String),
-        "digits": digits,
-        "word": word.is_not_null() | (scale != 0),
-        "e": word.str.contains("e", literal=True).fill_null(False),
     }
 
 
@@ -210,8 +225,9 @@ def _fields(prefix: str) -> dict[str, pl.Expr]:
 
 def read_numbers(lf: pl.LazyFrame, text: str, prefix: str, pattern: str = patterns.FAST_NUMBER) -> pl.LazyFrame:
     """``lf`` with :func:`_number` of the column ``text`` (read with ``pattern``) as columns named
-    ``prefix...``."""
-    return lf.with_columns(**{f"{prefix}{k}": v for k, v in _number(pl.col(text), pattern).items()})
+    ``prefix...``: the pieces first, then the number read from them (each piece is computed once)."""
+    lf = lf.with_columns(**{f"{prefix}{k}": v for k, v in _parts(pl.col(text), pattern).items()})
+    return lf.with_columns(**{f"{prefix}{k}": v for k, v in _number(prefix, pattern == patterns.FAST_ANSWER).items()})
 
 
 def answer_text(answer: pl.Expr) -> pl.Expr:
