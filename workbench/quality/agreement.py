@@ -82,6 +82,10 @@ class _Agreement:
         """Record a reading found otherwise (:func:`_fast_readings`)."""
         self._read[answer] = reading
 
+    def seed_pair(self, a: str, b: str, agrees: bool) -> None:
+        """Record a pair decided otherwise (by :func:`_may_agree` in polars)."""
+        self._pairs[(a, b) if a < b else (b, a)] = agrees
+
     def reading(self, answer: str) -> tuple[bool, tuple[float, float, float] | None]:
         found = self._read.get(answer)
         if found is None:
@@ -235,6 +239,10 @@ def _some_agree(grouped: pl.DataFrame, agree: _Agreement) -> pl.Series:
     agreeing = decided.filter(pl.Series([agree(a, b) for a, b in decided.iter_rows()], dtype=pl.Boolean()))
     paired = candidates.join(agreeing, on=["answer", "answer_b"]).get_column("_row")
     rows = pl.concat([twice, paired]).unique()
+    # the turns read row by row compare their other pairs too: those the filter dropped disagree
+    apart = pairs.filter(may.not_(), pl.col("_row").is_in(rows.implode())).select("answer", "answer_b").unique()
+    for a, b in apart.iter_rows():
+        agree.seed_pair(a, b, False)
     return pl.int_range(grouped.height, dtype=pl.UInt32, eager=True).is_in(rows.implode())
 
 
