@@ -47,7 +47,10 @@ GRADE_SETS: dict[str, list[str]] = {
         str(DATA / "gsm8k/test.jsonl"),
         *map(str, sorted((DATA / "predictions/gsm8k/program-of-thoughts").glob("*.jsonl"))),
     ],
-    "gsm8k-gpt3": [str(DATA / "gsm8k/test.jsonl"), str(DATA / "predictions/gsm8k/openai-gpt3/example_model_solutions.jsonl")],
+    "gsm8k-gpt3": [
+        str(DATA / "gsm8k/test.jsonl"),
+        str(DATA / "predictions/gsm8k/openai-gpt3/example_model_solutions.jsonl"),
+    ],
 }
 #: Keys of summary.json and the report manifest left out: machine paths and times, and
 #: ``schema_version`` (added by the House change; every other key and value must match).
@@ -132,7 +135,9 @@ def _graded_folder(folder: Path, roots: list[str]) -> dict[str, str]:
         if f.suffix == ".parquet":
             out[f.name] = _sha(f.read_bytes())
         elif f.name == "summary.json":
-            out[f.name] = _sha(_scrub(json.dumps(_drop_paths(json.loads(f.read_text())), sort_keys=True), roots).encode())
+            out[f.name] = _sha(
+                _scrub(json.dumps(_drop_paths(json.loads(f.read_text())), sort_keys=True), roots).encode()
+            )
     return out
 
 
@@ -150,7 +155,13 @@ def _notebook_outputs(path: Path, roots: list[str]) -> list[str]:
             if "text/html" in data_items:  # what the page shows; text/plain is Jupyter's fallback
                 data_items = {k: v for k, v in data_items.items() if k != "text/plain"}
             for mime, data in sorted(data_items.items()):
-                body = data if isinstance(data, str) else "".join(data) if isinstance(data, list) else json.dumps(data, sort_keys=True)
+                body = (
+                    data
+                    if isinstance(data, str)
+                    else "".join(data)
+                    if isinstance(data, list)
+                    else json.dumps(data, sort_keys=True)
+                )
                 if mime == "text/html":
                     body = _canonical_html(body)
                 parts.append(mime + ":" + _scrub(body, roots))
@@ -165,16 +176,21 @@ def digest() -> dict[str, Any]:
         roots = [tmp, str(ROOT)]
         for name, args in GRADE_SETS.items():
             out = Path(tmp) / name
-            subprocess.run([sys.executable, "-m", "workbench.cli", "grade", *args, "--out", str(out)], check=True, cwd=ROOT)
+            subprocess.run(
+                [sys.executable, "-m", "workbench.cli", "grade", *args, "--out", str(out)], check=True, cwd=ROOT
+            )
             result["graded"][name] = _graded_folder(out, roots)
         config = Path(tmp) / "reports.yaml"
         config.write_text(
             "reports:\n"
             + "".join(
-                f"  - template: {t}\n    out: {tmp}/rep/{t}\n" for t in ("01-overview", "02-error-slices", "04-compare-systems")
+                f"  - template: {t}\n    out: {tmp}/rep/{t}\n"
+                for t in ("01-overview", "02-error-slices", "04-compare-systems")
             )
         )
-        subprocess.run([sys.executable, "-m", "workbench.cli", "report", "--config", str(config), "--quiet"], check=True, cwd=ROOT)
+        subprocess.run(
+            [sys.executable, "-m", "workbench.cli", "report", "--config", str(config), "--quiet"], check=True, cwd=ROOT
+        )
         for folder in sorted((Path(tmp) / "rep").iterdir()):
             rep: dict[str, Any] = {}
             for f in sorted(folder.iterdir()):

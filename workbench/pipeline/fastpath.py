@@ -283,9 +283,7 @@ def _cues(frame: pl.DataFrame) -> pl.Series:
     )
     fast = pairs.filter("_fast").with_columns(read.alias("_cue"))
     rest = pairs.filter(~pl.col("_fast"))
-    rest = rest.with_columns(
-        pl.Series("_cue", [percent_cue(q, u) for q, u, _ in rest.iter_rows()], dtype=pl.String)
-    )
+    rest = rest.with_columns(pl.Series("_cue", [percent_cue(q, u) for q, u, _ in rest.iter_rows()], dtype=pl.String))
     table = pl.concat([fast, rest]).drop("_fast")
     return frame.select("question", "predicted_unit").join(
         table, on=["question", "predicted_unit"], how="left", nulls_equal=True, maintain_order="left"

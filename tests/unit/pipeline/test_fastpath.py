@@ -354,7 +354,9 @@ def test_answers_with_scale_words(rows: list[dict[str, Any]], benchmark: str) ->
 @given(
     st.lists(
         st.tuples(
-            st.one_of(st.none(), st.text(max_size=40), _questions, st.sampled_from(["PERCENT?", "ratio\u00e9", "pctx"])),
+            st.one_of(
+                st.none(), st.text(max_size=40), _questions, st.sampled_from(["PERCENT?", "ratio\u00e9", "pctx"])
+            ),
             st.sampled_from([None, None, "percent", "Ratio ", "raw", "kg"]),
         ),
         min_size=1,
