@@ -25,7 +25,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "fuzz"))  # the batch is defined once, in the test
+sys.path.insert(0, str(ROOT / "tests" / "system" / "fuzz"))  # the batch is defined once, in the test
 
 import polars as pl  # noqa: E402
 import test_pathological as batch_def  # noqa: E402
