@@ -329,10 +329,13 @@ DIGITS_APART = re.compile(r"\d\s+[-+]?\.?\d")
 #: Rust's takes combining marks; ``ſ`` folds to ``s``), so the patterns below match alike.
 FAST_TEXT = "^[\t\n\r\x20-\x7e\u2018\u2019\u201c\u201d\u2013\u2014\u2212\u20ac\u00d7\u00f7\u00a2]*$"
 
+#: The digits of a plain number: thousands separated by commas or none, a decimal part or none.
+_FAST_DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+
 #: An answer the fast path compares: a plain number, optionally negative, with a ``$`` before and
 #: a ``%`` after (``-$1,234.5``, ``12.57%``), no exponent and no space: what
 #: :data:`WHOLE_NUMBER_ANSWER` reads with nothing left for normalisation to change.
-FAST_NUMBER = r"^(?P<neg>-)?(?P<cur>\$)?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?P<pct>%)?$"
+FAST_NUMBER = rf"^(?P<neg>-)?(?P<cur>\$)?(?P<num>{_FAST_DIGITS})(?P<pct>%)?$"
 
 #: :data:`TEXT_NUMBER` without its lookbehind and lookahead, for polars: the character before the
 #: number (not a word character or ``.``) is matched instead of looked at, so the text is read with
@@ -360,7 +363,7 @@ FAST_BOX = r"^\s*\{(?P<content>[^{}\\]*)\}"
 #: a scale, and whose normalised text (:func:`~workbench.grading.normalize.normalize_answer`) is the
 #: answer without the whitespace around it.
 FAST_ANSWER = (
-    r"^[ \t\n\r]*(?P<neg>-)?(?P<cur>\$)?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)"
+    rf"^[ \t\n\r]*(?P<neg>-)?(?P<cur>\$)?(?P<num>{_FAST_DIGITS})"
     r"(?:(?P<pct>%)|(?P<word> ?(?:percent|pct))|(?P<scale> ?(?:thousand|million|billion|trillion)s?))?"
     r"[ \t\n\r]*$"
 )
@@ -368,7 +371,7 @@ FAST_ANSWER = (
 #: A marker's answer that is a :data:`FAST_NUMBER` followed by one space and words (letters and
 #: spaces only: ``4 percent``, ``2.314 thousand``, ``18 dollars``): what
 #: :func:`~workbench.grading.extract.clean_answer_text` cuts to the number (group ``number``).
-FAST_NUMBER_WORDS = r"^(?P<number>-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?) [A-Za-z][A-Za-z ]*$"
+FAST_NUMBER_WORDS = rf"^(?P<number>-?\$?{_FAST_DIGITS}%?) [A-Za-z][A-Za-z ]*$"
 
 #: :data:`FENCED_CODE` for polars, on :data:`FAST_TEXT`: a block whose info string is ``output``
 #: (around it only the whitespace that text can hold) is the group ``keep``; the other blocks are
