@@ -39,6 +39,8 @@ import polars
 import importlib.metadata, email.parser, email.feedparser  # workbench --version reads the package metadata
 import workbench.io.jsonfiles
 import workbench.annotations.store, workbench.cli, workbench.config, workbench.cleaning.before_after, workbench.io.paths
+# the modules `workbench` imports when a subcommand runs (workbench.cli imports them lazily)
+import workbench.annotations.csv_import, workbench.annotations.recovery, workbench.cleaning.export
 if os.geteuid() == 0:
     os.setgid(65534)
     os.setuid(65534)
