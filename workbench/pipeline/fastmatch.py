@@ -18,8 +18,18 @@ import polars as pl
 from workbench.grading import patterns
 from workbench.grading.compare import MatchPolicy
 from workbench.grading.status import GradeStatus, MatchReason
+from workbench.parallel import distinct
 
-__all__ = ["read_numbers", "answer_text", "cascade", "official", "exact_string", "no_answer", "details"]
+__all__ = [
+    "read_numbers",
+    "answer_text",
+    "cascade",
+    "official",
+    "exact_string",
+    "no_answer",
+    "details",
+    "NO_ANSWER_DETAIL",
+]
 
 #: Most digits in a number the fast path reads: its value is exact, ``round(x, 5)`` is decided.
 _MAX_DIGITS = 20
@@ -30,7 +40,7 @@ _TIE_BAND = 0.02
 #: The power of ten of each scale word an answer may carry (``normalize.SCALE_EXPONENTS``).
 _SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 
-_NO_ANSWER_DETAIL = "the output gives no answer (None)"
+NO_ANSWER_DETAIL = "the output gives no answer (None)"
 #: The reasons of a correct verdict.
 _MATCH_REASONS = frozenset(
     r.value
@@ -545,47 +555,56 @@ def _g(value: float) -> str:
     return f"{value:g}"
 
 
-def details(long: pl.DataFrame, rel_tol: float) -> pl.Series:
-    """The detail sentence of each verdict, worded as compare.py and policies.py word it; floats
-    are written with Python's ``:g`` (once per distinct value)."""
-    floats = pl.concat([long["f1"], long["f2"]]).drop_nulls().unique().to_list()
-    written = [_g(x) for x in floats]
+def details(verdicts: pl.DataFrame, rel_tol: float) -> pl.Series:
+    """The detail sentence of each verdict (``template``, ``f1``, ``f2``, ``text``, ``prefix`` and
+    the ``answer`` it is of), worded as compare.py and policies.py word it; floats are written with
+    Python's ``:g`` (once per distinct value). Each distinct verdict is worded once, by its
+    template's wording alone (a chain of ``when`` would build every wording for every row)."""
+    columns = ["template", "f1", "f2", "text", "prefix", "answer"]
+    # polars holds -0.0 equal to 0.0, Python's :g does not ("-0"): the sign of a zero is a key too
+    negative_zero = {f"_{f}_neg0": (pl.col(f) == 0) & (1.0 / pl.col(f) < 0) for f in ("f1", "f2")}
+    keyed = verdicts.select(*columns, **negative_zero)
+    unique, index = distinct(keyed, keyed.columns)
+    floats = pl.concat([unique["f1"], unique["f2"]]).drop_nulls()
+    floats = floats.filter(floats != 0).unique()
+    written = [_g(x) for x in floats.to_list()]
 
     def fmt(name: str) -> pl.Expr:
-        return pl.col(name).replace_strict(floats, written, default=None, return_dtype=pl.String)
+        zero = pl.when(pl.col(f"_{name}_neg0")).then(pl.lit("-0")).otherwise(pl.lit("0"))
+        nonzero = pl.col(name).replace_strict(floats, written, default=None, return_dtype=pl.String)
+        return pl.when(pl.col(name) == 0).then(zero).otherwise(nonzero)
 
     f1, f2, text, answer = fmt("f1"), fmt("f2"), pl.col("text"), answer_text(pl.col("answer"))
     how = text.str.split_exact("\x00", 1).struct.field("field_0")
     why = text.str.split_exact("\x00", 1).struct.field("field_1")
-    t = pl.col("template")
-    detail = (
-        pl.when(t == "no_answer")
-        .then(pl.lit(_NO_ANSWER_DETAIL))
-        .when(t == "exact")
-        .then(pl.concat_str(f1, pl.lit(" equals "), f2))
-        .when(t == "round5")
-        .then(pl.concat_str(f1, pl.lit(" and "), f2, pl.lit(" agree to 5 decimals")))
-        .when(t == "tolerance")
-        .then(pl.concat_str(f1, pl.lit(f" is within {rel_tol:g} relative tolerance of "), f2))
-        .when(t == "reported")
-        .then(pl.concat_str(f1, pl.lit(" rounded to "), text, pl.lit(" decimals is "), answer))
-        .when(t == "reading")
-        .then(pl.concat_str(answer, pl.lit(" read "), how, pl.lit(" is "), f1, pl.lit(" = "), f2, pl.lit(": "), why))
-        .when(t == "confusion")
-        .then(pl.concat_str(answer, pl.lit(" matches "), f1, pl.lit(" only read "), how, pl.lit("; "), why))
-        .when(t == "sign_flip")
-        .then(pl.concat_str(answer, pl.lit(" has the opposite sign of "), f1))
-        .when(t == "rounding")
-        .then(pl.concat_str(answer, text, pl.lit(" is "), f1, pl.lit(" rounded differently, beyond the tolerance")))
-        .when(t == "scaled")
-        .then(pl.concat_str(answer, pl.lit(" is "), f1, pl.lit(" scaled by 10^"), text))
-        .when(t == "wrong")
-        .then(pl.concat_str(answer, pl.lit(" ("), f1, pl.lit(") is not "), f2))
-        .when(t == "official")
-        .then(pl.concat_str(pl.lit("official rule: round("), f1, pl.lit(", 5) vs round("), f2, pl.lit(", 5)")))
-        .when(t == "official_text")
-        .then(pl.concat_str(pl.lit("official rule: text "), text))
-        .when(t == "string")
-        .then(pl.concat_str(pl.lit("string "), text))
-    )
-    return long.select(pl.concat_str(pl.col("prefix").fill_null(""), detail).alias("detail"))["detail"]
+    wordings = {
+        "no_answer": pl.lit(NO_ANSWER_DETAIL),
+        "exact": pl.concat_str(f1, pl.lit(" equals "), f2),
+        "round5": pl.concat_str(f1, pl.lit(" and "), f2, pl.lit(" agree to 5 decimals")),
+        "tolerance": pl.concat_str(f1, pl.lit(f" is within {rel_tol:g} relative tolerance of "), f2),
+        "reported": pl.concat_str(f1, pl.lit(" rounded to "), text, pl.lit(" decimals is "), answer),
+        "reading": pl.concat_str(
+            answer, pl.lit(" read "), how, pl.lit(" is "), f1, pl.lit(" = "), f2, pl.lit(": "), why
+        ),
+        "confusion": pl.concat_str(answer, pl.lit(" matches "), f1, pl.lit(" only read "), how, pl.lit("; "), why),
+        "sign_flip": pl.concat_str(answer, pl.lit(" has the opposite sign of "), f1),
+        "rounding": pl.concat_str(
+            answer, text, pl.lit(" is "), f1, pl.lit(" rounded differently, beyond the tolerance")
+        ),
+        "scaled": pl.concat_str(answer, pl.lit(" is "), f1, pl.lit(" scaled by 10^"), text),
+        "wrong": pl.concat_str(answer, pl.lit(" ("), f1, pl.lit(") is not "), f2),
+        "official": pl.concat_str(pl.lit("official rule: round("), f1, pl.lit(", 5) vs round("), f2, pl.lit(", 5)")),
+        "official_text": pl.concat_str(pl.lit("official rule: text "), text),
+        "string": pl.concat_str(pl.lit("string "), text),
+    }
+    numbered = unique.with_row_index("_i")
+    parts = []
+    for template, wording in wordings.items():
+        part = numbered.filter(pl.col("template") == template)
+        if not part.is_empty():
+            detail = pl.concat_str(pl.col("prefix").fill_null(""), wording.cast(pl.String))
+            parts.append(part.select("_i", detail.alias("detail")))
+    unworded = numbered.filter(~pl.col("template").is_in(list(wordings)))  # none: no detail, as no rule
+    parts.append(unworded.select("_i", pl.lit(None, pl.String).alias("detail")))
+    worded = pl.concat(parts)
+    return worded.sort("_i")["detail"].gather(index).alias("detail")

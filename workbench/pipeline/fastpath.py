@@ -215,7 +215,7 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
     # spaces), an ``output`` block stays; positions keep their order, which is all that is compared
     scan = pl.col("_scan")
     blanked = raw.str.replace_all(patterns.FAST_FENCED_CODE, "${keep}  ")
-    code = pl.when(raw.str.contains("```", literal=True)).then(blanked)
+    has_code = raw.str.contains("```", literal=True)
     plain = ~raw.str.contains("\\", literal=True) & ~scan.str.contains(patterns.FAST_NUMBER_UNSAFE) & not_bare
     frame = frame.with_columns(
         found_marker.alias("_found"),
@@ -223,7 +223,8 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
         marker_rule.alias("_marker_rule"),
         no_marker.fill_null(False).alias("_no_marker"),
     )
-    frame = _on(frame, pl.col("_no_marker"), {"_scan": code.otherwise(raw)}, {"_scan": text})
+    frame = _on(frame, pl.col("_no_marker") & has_code, {"_blanked": blanked}, {"_blanked": text})
+    frame = frame.with_columns(pl.when("_no_marker").then(pl.coalesce("_blanked", raw)).alias("_scan"))
     frame = _on(frame, pl.col("_no_marker"), {"_plain": plain}, {"_plain": flag})
     last = (
         (pl.lit(" ") + scan)
@@ -293,15 +294,17 @@ def _cues(frame: pl.DataFrame) -> pl.Series:
 def _stated(frame: pl.DataFrame) -> pl.Series:
     """The scale the question or the declared unit states (``scale_cue``: "in millions" is 6), for
     the rows whose answer carries a scale word (null for the rest), read once per distinct pair."""
+    keys = ["question", "predicted_unit"]
     scaled = pl.col("answer").str.contains("thousand|million|billion|trillion")
-    pairs = frame.filter(scaled).select("question", "predicted_unit").unique()
+    rows = frame.select(*keys, scaled.fill_null(False).alias("_scaled")).with_row_index("_i").filter("_scaled")
+    if rows.is_empty():
+        return pl.repeat(None, frame.height, dtype=pl.Int64, eager=True).alias("_stated")
+    pairs = rows.select(keys).unique()
     said = [scale_cue(q, u) for q, u in pairs.iter_rows()]
     table = pairs.with_columns(pl.Series("_stated", said, dtype=pl.Int64))
-    keys = ["question", "predicted_unit"]
-    rows = frame.select(*keys, scaled.alias("_scaled")).join(
-        table, on=keys, how="left", nulls_equal=True, maintain_order="left"
-    )
-    return rows.select(pl.when("_scaled").then("_stated").alias("_stated"))["_stated"]
+    read = rows.join(table, on=keys, how="left", nulls_equal=True).select("_i", "_stated")
+    every = pl.DataFrame({"_i": pl.int_range(frame.height, dtype=pl.UInt32, eager=True)})
+    return every.join(read, on="_i", how="left", maintain_order="left")["_stated"]
 
 
 def decide(
@@ -433,10 +436,12 @@ def decide(
             .alias("_display"),
             "question",
             "predicted_unit",
+            "_cue",
         )
 
+    df = df.with_columns(_cues(df).alias("_cue"))  # once per row, not per row and source
     long = pl.concat([selected(name) for name in sorted(sources)]).collect()
-    long = long.with_columns(_cues(long).alias("_cue"), _stated(long).alias("_stated"))
+    long = long.with_columns(_stated(long).alias("_stated"))
     # each distinct comparison is made once: systems give the same answers to the same questions
     compared = ["answer", "gold_executed", "_display", "_cue", "_stated"]
     pairs = long.select(compared).unique().lazy()
@@ -452,7 +457,13 @@ def decide(
         pairs = fastmatch.official(pairs)
     if "exact_string" in matchers:
         pairs = fastmatch.exact_string(pairs)
-    long = long.join(pairs.collect(), on=compared, how="left", nulls_equal=True)
+    pairs = pairs.collect()
+    rel_tol = next((p.numbers.rel_tol for _, p in chosen if p.matcher == "cascade"), DEFAULT_POLICY.rel_tol)
+    for name in ("_cascade", "_official", "_string"):  # each distinct comparison is worded once
+        if name in pairs.columns:
+            verdicts = pairs.select(pl.col(name).struct.unnest(), "answer")
+            pairs = pairs.with_columns(fastmatch.details(verdicts, rel_tol).alias(f"{name}_detail"))
+    long = long.join(pairs, on=compared, how="left", nulls_equal=True)
 
     parts = []
     for position, policy in chosen:
@@ -468,6 +479,7 @@ def decide(
             & pl.when(answer.is_null()).then(gold_given).otherwise(pl.col(f"{name}_ok"))
         )
         verdict = pl.when(answer.is_null()).then(fastmatch.no_answer()).otherwise(pl.col(name))
+        detail = pl.when(answer.is_null()).then(pl.lit(fastmatch.NO_ANSWER_DETAIL)).otherwise(pl.col(f"{name}_detail"))
         src = "answer" if policy.source == "answer" else policy.source
         parts.append(
             long.filter(pl.col("_src") == src).select(
@@ -479,6 +491,7 @@ def decide(
                 "extraction_rule",
                 decided.fill_null(False).alias("_decided"),
                 verdict.alias("_v"),
+                detail.alias("detail"),
             )
         )
     grades = pl.concat(parts)
@@ -491,6 +504,4 @@ def decide(
     if rows.is_empty():
         return pl.Series("_row", [], dtype=pl.UInt32), pl.DataFrame(schema=OUTPUTS)
     grades = grades.filter(pl.col("_row").is_in(rows.implode())).unnest("_v")
-    rel_tol = next((p.numbers.rel_tol for _, p in chosen if p.matcher == "cascade"), DEFAULT_POLICY.rel_tol)
-    grades = grades.with_columns(fastmatch.details(grades, rel_tol))
     return rows, grades.select(list(OUTPUTS)).sort("_row", "_p")
