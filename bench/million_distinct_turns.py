@@ -33,16 +33,18 @@ nothing is extrapolated.
 
 Timed
 
-``grade_predictions`` (as ``workbench grade`` calls it, one call per benchmark, default workers)
-and ``slice_accuracy(turns, intervals=False)`` (the slices of the overview report) on each part;
-``grade_plus_slices_s`` is their sum. Policies: the benchmark's main policy plus every named policy
-except ``math-verify``. Math-Verify costs about 1.6 ms a pair in its worker (``math_verify_pairs``
-measures it): on a million distinct outputs it alone would take about half an hour, so it would
-measure Math-Verify, not the workbench; the other policies (``exact-string``, ``official``,
-``cascade``, ``strict``, ``flex``, ``symbolic``) are what a run is compared and triaged by.
-``--policies main`` grades the main policy only. ``peak_rss_mb`` is the process's peak
-(``ru_maxrss``, building included); ``run_all.py`` also records the peak of the process tree.
-``fast_path_rows``: the distinct inputs the fast path (``workbench.pipeline.fastpath``) decides,
+In a fresh process, the built inputs are read from files (Parquet, in a temporary folder), as a
+user's run reads its outputs; then ``grade_predictions`` (as ``workbench grade`` calls it, one call
+per benchmark, default workers) and ``slice_accuracy(turns, intervals=False)`` (the slices of the
+overview report) on each part; ``grade_plus_slices_s`` is their sum. Policies: the benchmark's main
+policy plus every named policy except ``math-verify``. Math-Verify costs about 0.5 ms a pair in its
+worker (``math_verify_pairs`` measures it): on a million distinct outputs it alone would take
+minutes, so it would measure Math-Verify, not the workbench; the other policies (``exact-string``,
+``official``, ``cascade``, ``strict``, ``flex``, ``symbolic``) are what a run is compared and
+triaged by. ``--policies main`` grades the main policy only. ``peak_rss_mb`` is the grading
+process's peak (``ru_maxrss``: reading the inputs, grading, slicing), ``peak_rss_mb_inputs_read``
+its peak once the inputs are read, ``peak_rss_mb_build`` the building process's (not timed, not
+the target's). ``fast_path_rows``: the distinct inputs the fast path (``workbench.pipeline.fastpath``) decides,
 as ``GradedRun.fast_path_rows`` reports it, else as ``fastpath.decide`` counts them on the same
 inputs after the timed part; absent without a fast path.
 
@@ -54,9 +56,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import math
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -398,6 +403,65 @@ def fast_path_rows(gold: GoldDataset, preds: list[pl.DataFrame], also: list) -> 
     return rows.len()
 
 
+def _write(parts: dict[str, tuple[GoldDataset, list[pl.DataFrame]]], folder: Path) -> None:
+    """Each part's gold (turns, documents, how it was read) and predictions, as files in ``folder``."""
+    for name, (gold, preds) in parts.items():
+        gold.turns.write_parquet(folder / f"{name}.gold_turns.parquet")
+        gold.documents.write_parquet(folder / f"{name}.documents.parquet")
+        (folder / f"{name}.gold.json").write_text(
+            json.dumps({"path": str(gold.path), "layout": gold.layout, "benchmark": gold.benchmark})
+        )
+        for i, frame in enumerate(preds):
+            frame.write_parquet(folder / f"{name}.predictions.{i}.parquet")
+
+
+def _read(name: str, folder: Path) -> tuple[GoldDataset, list[pl.DataFrame]]:
+    meta = json.loads((folder / f"{name}.gold.json").read_text())
+    gold = GoldDataset(
+        turns=pl.read_parquet(folder / f"{name}.gold_turns.parquet"),
+        documents=pl.read_parquet(folder / f"{name}.documents.parquet"),
+        path=Path(meta["path"]),
+        layout=meta["layout"],
+        benchmark=meta["benchmark"],
+    )
+    preds = [pl.read_parquet(p) for p in sorted(folder.glob(f"{name}.predictions.*.parquet"))]
+    return gold, preds
+
+
+def grade(folder: Path, policy_set: str) -> dict[str, Any]:
+    """The timed part, in a fresh process: read the inputs ``folder`` holds (as ``workbench grade``
+    reads a user's files), grade and slice each part; its figures and this process's peak RSS."""
+    also = policies(policy_set)
+    out: dict[str, Any] = {}
+    mb_inputs = 0.0
+    for name in ("gsm8k", "convfinqa"):  # one benchmark at a time, as a user grades them
+        gold, preds = _read(name, folder)
+        mb_inputs = max(mb_inputs, peak_mb())
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graded = grade_predictions(gold, preds, also=also)
+        grade_s = time.perf_counter() - start
+        start = time.perf_counter()
+        table = slice_accuracy(graded.turns, intervals=False)
+        slices_s = time.perf_counter() - start
+        rows = getattr(graded, "fast_path_rows", None)
+        if rows is None:  # grade_predictions does not say: ask the fast path itself, untimed
+            rows = fast_path_rows(gold, preds, also)
+        out[name] = {
+            "turns": graded.turns.height,
+            "grade_s": round(grade_s, 2),
+            "slices_s": round(slices_s, 2),
+            "groups": table.height,
+            "accuracy": round(float(graded.turns["correct"].mean()), 4),
+            **({"fast_path_rows": int(rows)} if rows is not None else {}),
+        }
+        del graded, table, gold, preds
+    out["peak_rss_mb_inputs_read"] = round(mb_inputs)
+    out["peak_rss_mb"] = round(peak_mb())
+    return out
+
+
 def run(turns: int = TURNS, policy_set: str = "all-but-math-verify") -> dict[str, Any]:
     rng = np.random.default_rng(SEED)
     start = time.perf_counter()
@@ -408,40 +472,28 @@ def run(turns: int = TURNS, policy_set: str = "all-but-math-verify") -> dict[str
     parts["convfinqa"] = build_convfinqa(cf_copies, rng)
     distinct = {name: distinct_inputs(g, p) for name, (g, p) in parts.items()}
     t_build = time.perf_counter() - start
-    mb_build = peak_mb()
-    also = policies(policy_set)
-
-    out: dict[str, Any] = {"turns_requested": turns, "policies": ["main", *[p.name for p in also]]}
-    t_grade = t_slices = 0.0
-    total = 0
-    fast = None
-    for name, (gold, preds) in parts.items():
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            graded = grade_predictions(gold, preds, also=also)
-        grade_s = time.perf_counter() - start
-        start = time.perf_counter()
-        table = slice_accuracy(graded.turns, intervals=False)
-        slices_s = time.perf_counter() - start
-        t_grade += grade_s
-        t_slices += slices_s
-        total += graded.turns.height
-        rows = getattr(graded, "fast_path_rows", None)
-        if rows is None:  # grade_predictions does not say: ask the fast path itself, untimed
-            rows = fast_path_rows(gold, preds, also)
-        if rows is not None:
-            fast = (fast or 0) + int(rows)
-        out[name] = {
-            "turns": graded.turns.height,
-            "distinct_inputs": distinct[name],
-            "grade_s": round(grade_s, 2),
-            "slices_s": round(slices_s, 2),
-            "groups": table.height,
-            "accuracy": round(float(graded.turns["correct"].mean()), 4),
-            **({"fast_path_rows": int(rows)} if rows is not None else {}),
-        }
-        del graded, table
+    with tempfile.TemporaryDirectory(prefix="million_distinct_turns.") as tmp:
+        folder = Path(tmp)
+        _write(parts, folder)
+        del parts
+        # graded in a fresh process that reads the inputs from files, as a user's run does: its
+        # peak is grading's and slicing's, not the building's (``peak_rss_mb_build``)
+        child = subprocess.run(
+            [sys.executable, __file__, "--grade-folder", str(folder), "--policies", policy_set],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if child.returncode != 0:
+        raise RuntimeError(f"grading the built turns failed (exit {child.returncode}): {child.stderr.strip()[-2000:]}")
+    graded = json.loads(child.stdout.strip().splitlines()[-1])
+    out: dict[str, Any] = {"turns_requested": turns, "policies": ["main", *[p.name for p in policies(policy_set)]]}
+    t_grade = sum(graded[name]["grade_s"] for name in distinct)
+    t_slices = sum(graded[name]["slices_s"] for name in distinct)
+    total = sum(graded[name]["turns"] for name in distinct)
+    for name in distinct:
+        out[name] = {**graded[name], "distinct_inputs": distinct[name]}
+    fast = [graded[name]["fast_path_rows"] for name in distinct if "fast_path_rows" in graded[name]]
     out.update(
         {
             "turns": total,
@@ -453,13 +505,14 @@ def run(turns: int = TURNS, policy_set: str = "all-but-math-verify") -> dict[str
             "grade_plus_slices_s": round(t_grade + t_slices, 2),
             "distinct_per_s": round(sum(distinct.values()) / max(t_grade + t_slices, 1e-9)),
             "target_s": TARGET_S,
-            "peak_rss_mb_after_build": round(mb_build),
-            "peak_rss_mb": round(peak_mb()),
+            "peak_rss_mb_build": round(peak_mb()),
+            "peak_rss_mb_inputs_read": graded["peak_rss_mb_inputs_read"],
+            "peak_rss_mb": graded["peak_rss_mb"],
             "target_rss_mb": TARGET_RSS_MB,
         }
     )
-    if fast is not None:
-        out["fast_path_rows"] = fast
+    if fast:
+        out["fast_path_rows"] = sum(fast)
     return out
 
 
@@ -474,7 +527,11 @@ def main(argv: list[str] | None = None) -> int:
         default="all-but-math-verify",
         help="the main policy and every named policy but math-verify (default), or the main policy only",
     )
+    parser.add_argument("--grade-folder", type=Path, help=argparse.SUPPRESS)  # the child process
     args = parser.parse_args(argv)
+    if args.grade_folder:
+        print(json.dumps(grade(args.grade_folder, args.policies)))
+        return 0
     f = run(args.turns, args.policies)
     print(
         f"{f['turns']:,} turns ({f['gsm8k']['turns']:,} GSM8K, {f['convfinqa']['turns']:,} ConvFinQA), "
@@ -499,7 +556,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(
         f"  grade + slices: {f['grade_plus_slices_s']:.1f} s [target <= {TARGET_S:g} s]; "
-        f"peak RSS {f['peak_rss_mb']:,} MB (after build {f['peak_rss_mb_after_build']:,}) [target < 2 GB]"
+        f"peak RSS of the grading process {f['peak_rss_mb']:,} MB (after reading the inputs "
+        f"{f['peak_rss_mb_inputs_read']:,}) [target < 2 GB]; building them peaked at {f['peak_rss_mb_build']:,} MB"
     )
     return 0
 

@@ -52,7 +52,8 @@ def distinct(frame: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, pl
     # the distinct rows are gathered from ``frame`` (text shared, not copied, as grouping by the
     # keys themselves would: 0.9 GB for a million outputs); a collision takes the exact way
     hashed = (
-        frame.select(pl.struct(list(keys)).hash(seed=0x5EED).alias("_hash"))
+        # a hash of the columns' hashes: hashing a struct of the texts copies them (0.4 GB)
+        frame.select(pl.struct([pl.col(c).hash(seed=0x5EED) for c in keys]).hash(seed=0x5EED).alias("_hash"))
         .with_row_index("_row")
         .with_columns(pl.col("_row").first().over("_hash").alias("_first"))
     )
@@ -63,7 +64,9 @@ def distinct(frame: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, pl
         number = pl.Series("_key", pl.int_range(starts.len(), dtype=pl.UInt32, eager=True))
         position = pl.DataFrame({"_first": starts, "_key": number})
         index = hashed.join(position, on="_first", how="left", maintain_order="left").get_column("_key")
-        return frame.select(keys).gather(starts), index
+        # gathered from one chunk: a text column's views are copied, not its text (from several
+        # chunks the text is copied too)
+        return frame.select(keys).rechunk().gather(starts), index
     grouped = (
         frame.select(keys)
         .with_row_index("_row")

@@ -100,10 +100,17 @@ def unmatched_reason(gold: GoldDataset) -> pl.Expr:
     )
 
 
-def _enums(frame: pl.DataFrame) -> pl.DataFrame:
-    """The policy grades' enum columns (status, reason) cast from text: 4 bytes a row, not 16."""
+#: The policy grades' text columns of few values, held as categories while grading (4 bytes a row,
+#: not 16 and the text): a million turns under seven policies are 7 million rows.
+_FEW_VALUES = ("policy", "answer_source", "extraction_rule")
+
+
+def _compact(frame: pl.DataFrame) -> pl.DataFrame:
+    """The policy grades' enum columns (status, reason) cast from text, and the columns of
+    :data:`_FEW_VALUES` held as categories (cast back to text once, in the ``policy_grades`` table)."""
     return frame.with_columns(
         [pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if isinstance(t, pl.Enum) and c in frame.columns]
+        + [pl.col(c).cast(pl.Categorical()) for c in _FEW_VALUES if c in frame.columns]
     )
 
 
@@ -245,10 +252,15 @@ def _decide(frame: pl.DataFrame, policies: Sequence[GradingPolicy], kind: Answer
     starts = range(0, frame.height, step)
     # polars lets go of the GIL while it computes: two slices at a time keep two cores busy
     with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
-        done = pool.map(lambda start: fastpath.decide(frame.slice(start, step), policies, kind), starts)
-        for start, (decided, graded) in zip(starts, done, strict=True):
-            rows.append((decided.cast(pl.Int64) + start).cast(pl.UInt32))
-            grades.append(graded.with_columns((pl.col("_row").cast(pl.Int64) + start).cast(pl.UInt32)))
+
+        def one(start: int) -> tuple[pl.Series, pl.DataFrame]:
+            decided, graded = fastpath.decide(frame.slice(start, step), policies, kind)
+            graded = graded.with_columns((pl.col("_row").cast(pl.Int64) + start).cast(pl.UInt32))
+            return (decided.cast(pl.Int64) + start).cast(pl.UInt32), _compact(graded)
+
+        for decided, graded in pool.map(one, starts):
+            rows.append(decided)
+            grades.append(graded)
     return pl.concat(rows), pl.concat(grades)
 
 
@@ -272,10 +284,10 @@ def _fast_grades(
         return empty, pl.DataFrame(), pl.DataFrame()
     predicted = unique.with_row_index("_key").filter(pl.col("_has_prediction"))["_key"]
     keys = predicted[rows]
-    grades = grades.with_columns(predicted[grades["_row"]].alias("_key"))
+    grades = _compact(grades).with_columns(predicted[grades["_row"]].alias("_key"))
     turns = grades.filter(pl.col("_p") == 0).select(
         "_key",
-        *[pl.col(c) if c in grades.columns else pl.lit(None, t).alias(c) for c, t in _TURN.items()],
+        *[pl.col(c).cast(t) if c in grades.columns else pl.lit(None, t).alias(c) for c, t in _TURN.items()],
     )
     per_policy = grades.select("_key", "_p", *[c for c in POLICY_GRADES if c in grades.columns])
     # the cascade grades what the fast path does not model: policies (math-verify) and programs
@@ -313,8 +325,47 @@ def _fast_grades(
                  for p, row in enumerate(rows_)],
                 schema={"_key": pl.UInt32(), "_p": pl.Int64(), **text},
             )  # fmt: skip
-            per_policy = pl.concat([per_policy, extra.select(per_policy.columns)]).sort("_key", "_p")
-    return keys, turns, _enums(per_policy)
+            per_policy = pl.concat([per_policy, _compact(extra).select(per_policy.columns)]).sort("_key", "_p")
+    return keys, turns, _compact(per_policy)
+
+
+def _policy_grades(turn_keys: pl.DataFrame, parts: list[pl.DataFrame]) -> pl.DataFrame:
+    """:data:`~workbench.schema.POLICY_GRADES`: for each turn (``system, record_id, turn, _key``),
+    sorted, the rows of its key in ``parts`` (``_key, _p``: a row per grading input and policy;
+    each key's rows are in one part, in policy order), in policy order.
+
+    ``parts`` is emptied: a million turns under seven policies are 7 million rows, so when every
+    key has one row for each policy they are gathered by position, column by column, each column
+    let go once copied (a join would hold both sides and its result at once); else by a join."""
+    per_key = pl.concat(parts)
+    parts.clear()
+    turn_keys = turn_keys.sort("system", "record_id", "turn", maintain_order=True)
+    order = per_key.select(pl.arg_sort_by("_key", "_p", maintain_order=True).alias("_order"))["_order"]
+    n = per_key.get_column("_p").n_unique()
+    position = pl.int_range(pl.len(), dtype=pl.Int64)
+    regular = (
+        per_key.height > 0
+        and per_key.select(
+            (
+                (pl.col("_key").gather(order).cast(pl.Int64) == position // n)
+                & (pl.col("_p").gather(order) == position % n)
+            ).all()
+        ).item()
+    )
+    if not regular:
+        return turn_keys.join(per_key, on="_key", how="inner", maintain_order="left_right").select(
+            [pl.col(c).cast(t) for c, t in POLICY_GRADES.items()]
+        )
+    first = pl.col("_key").cast(pl.Int64) * n
+    take = order.gather(turn_keys.select(pl.int_ranges(first, first + n).explode().alias("_take"))["_take"])
+    turns = turn_keys.select(pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(n).explode().alias("_turn"))["_turn"]
+    grades = turn_keys.select("system", "record_id", "turn").gather(turns)
+    for name, dtype in POLICY_GRADES.items():
+        if name not in grades.columns:
+            # from one chunk: gathering text from several copies the text, from one its views
+            grades = grades.with_columns(per_key.get_column(name).rechunk().gather(take).cast(dtype))
+            per_key = per_key.drop(name)
+    return grades.select(list(POLICY_GRADES))
 
 
 def _grade_rows(
@@ -366,37 +417,33 @@ def _grade_rows(
             for p, row in enumerate(rows)
         ],
         schema={"_key": pl.UInt32(), "_p": pl.Int64(), **text},
-    ).pipe(_enums)
+    ).pipe(_compact)
+    per_key_parts = [per_key]
     if not fast_keys.is_empty():
         results = pl.concat([results, fast_turns.select(results.columns)])
-        per_key = pl.concat([per_key, fast_policies.select(per_key.columns)])
+        per_key_parts.append(fast_policies.select(per_key.columns))
     del graded, fast_turns, fast_policies
     results = results.sort("_key").drop("_key")
-    # per_key is not sorted (a copy of 6 rows per input): each key's rows are in one of the two
-    # parts, in policy order, and the join below keeps the right side's order within a key
     turns = joined.drop(results.columns, strict=False).hstack(results[index])
     del results
-    policy_grades = (
-        joined.select("system", "record_id", "turn")
-        .with_columns(index.alias("_key"))
-        .sort("system", "record_id", "turn", maintain_order=True)  # before the join makes it 6x longer
-        .join(per_key, on="_key", how="inner", maintain_order="left_right")
-        .select([pl.col(c).cast(t) for c, t in POLICY_GRADES.items()])
-    )
-    if not joined.select("system", "record_id", "turn").is_duplicated().any():
+    one_row_per_turn = not joined.select("system", "record_id", "turn").is_duplicated().any()
+    if one_row_per_turn:
         # one row per turn: whether the policies disagree is a property of the graded input
+        verdicts = pl.concat([part.select("_key", "correct") for part in per_key_parts])
         disagree = (
             pl.DataFrame({"_key": pl.int_range(n_inputs, dtype=pl.UInt32, eager=True)})
             .join(
-                per_key.select("_key", "correct")
-                .group_by("_key")
-                .agg((pl.col("correct").n_unique() > 1).alias("graders_disagree")),
+                verdicts.group_by("_key").agg((pl.col("correct").n_unique() > 1).alias("graders_disagree")),
                 on="_key",
                 how="left",
             )
             .sort("_key")["graders_disagree"]
         )
         turns = turns.with_columns(disagree[index])
+        del verdicts, disagree
+    del per_key  # held by per_key_parts, which _policy_grades empties
+    turn_keys = joined.select("system", "record_id", "turn").with_columns(index.alias("_key"))
+    policy_grades = _policy_grades(turn_keys, per_key_parts)
     return turns, policy_grades, fast_keys.len() if fast_path else None
 
 
@@ -459,6 +506,9 @@ def grade_predictions(
     for system in systems:
         # gold carried inside the outputs was turned into the gold set already; the gold set's copy wins
         sys_preds = preds.filter(pl.col("system") == system).drop("system", *_CARRIED_GOLD, strict=False)
+        # one chunk: rows gathered from a text column of several chunks (a file read in row groups,
+        # several files) copy their text, from one they share it (rechunking copies the views only)
+        sys_preds = sys_preds.rechunk()
         joined = gold_turns.join(
             sys_preds.with_columns(pl.lit(True).alias("_has_prediction")), on=keys, how="left"
         ).with_columns(
@@ -467,9 +517,11 @@ def grade_predictions(
             last_turn,
         )
         parts.append(joined)
+    del preds  # its rows are in parts (and unmatched)
     if not parts:
         return GradedRun(pl.DataFrame(schema=GRADED_TURNS), unmatched, systems, policy)
-    joined = pl.concat(parts)
+    joined = pl.concat(parts).rechunk()
+    del parts  # rechunked: the views were copied
     needs_table = joined.filter(
         pl.col("predicted_program").str.contains("table_", literal=True)
         | pl.col("gold_program").str.contains("table_", literal=True)
@@ -477,7 +529,7 @@ def grade_predictions(
     tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
     fast = fastpath.ENABLED if fast_path is None else fast_path
     turns, policy_grades, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
-    del parts, joined  # only the graded copy is needed from here
+    del joined  # only the graded copy is needed from here
     programs = turns.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
     final = {program: final_operation(program) for program in programs}  # once per distinct program
     turns = turns.with_columns(pl.col("gold_program").replace_strict(final, return_dtype=pl.String).alias("operation"))
@@ -487,9 +539,15 @@ def grade_predictions(
     turns = turns.with_columns(error_types(turns, tables))
     checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
     turns = _join_left(turns, top_category(checks_table), keys)
-    turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()]).sort(
-        "system", "record_id", "turn", maintain_order=True
-    )
+    turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
+    order = turns.select(pl.arg_sort_by("system", "record_id", "turn", maintain_order=True).alias("_order"))["_order"]
+    if not order.equals(pl.int_range(turns.height, dtype=order.dtype, eager=True)):
+        # sorted column by column, each let go once copied (a sort copies the whole table at once)
+        columns = []
+        for name in list(turns.columns):
+            columns.append(turns.get_column(name).rechunk().gather(order))
+            turns = turns.drop(name)
+        turns = pl.DataFrame(columns)
     return GradedRun(turns, unmatched, systems, policy, policy_grades, checks_table, fast_rows)
 
 
