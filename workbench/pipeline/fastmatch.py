@@ -26,7 +26,7 @@ __all__ = [
     "cascade",
     "official",
     "exact_string",
-    "no_answer",
+    "NO_ANSWER_FIELDS",
     "details",
     "NO_ANSWER_DETAIL",
 ]
@@ -189,8 +189,13 @@ def _verdict(
     )
 
 
-def no_answer() -> pl.Expr:
-    return _verdict(False, MatchReason.NO_ANSWER, "no_answer", status=GradeStatus.NO_ANSWER)
+#: The fields of the verdict on no answer that the grades keep (``correct, status, reason, pred_value``).
+NO_ANSWER_FIELDS: dict[str, object] = {
+    "correct": False,
+    "status": GradeStatus.NO_ANSWER.value,
+    "reason": MatchReason.NO_ANSWER.value,
+    "pred_value": None,
+}
 
 
 def _allowed(pct: pl.Expr, gold_pct: pl.Expr | None, cue: pl.Expr, upward: bool, bare: bool) -> tuple[pl.Expr, pl.Expr]:

@@ -44,6 +44,7 @@ from workbench.grading.compare import DEFAULT_POLICY, AnswerKind
 from workbench.grading.cues import percent_cue, scale_cue
 from workbench.grading.policies import GradingPolicy
 from workbench.grading.status import ExtractionRule
+from workbench.parallel import distinct
 from workbench.pipeline import fastmatch
 
 __all__ = ["ENABLED", "INPUTS", "OUTPUTS", "models", "decide"]
@@ -440,11 +441,14 @@ def decide(
         )
 
     df = df.with_columns(_cues(df).alias("_cue"))  # once per row, not per row and source
-    long = pl.concat([selected(name) for name in sorted(sources)]).collect()
+    # one block of df's rows, in df's order, per source
+    blocks = sorted(sources)
+    long = pl.concat([selected(name) for name in blocks]).collect()
     long = long.with_columns(_stated(long).alias("_stated"))
     # each distinct comparison is made once: systems give the same answers to the same questions
     compared = ["answer", "gold_executed", "_display", "_cue", "_stated"]
-    pairs = long.select(compared).unique().lazy()
+    unique_pairs, pair_of = distinct(long.select(compared), compared)
+    pairs = unique_pairs.with_row_index("_pair").lazy()
     pairs = fastmatch.read_numbers(pairs, "answer", "_p_", patterns.FAST_ANSWER)
     pairs = fastmatch.read_numbers(pairs, "gold_executed", "_g_")
     matchers = {p.matcher for _, p in chosen}
@@ -457,13 +461,15 @@ def decide(
         pairs = fastmatch.official(pairs)
     if "exact_string" in matchers:
         pairs = fastmatch.exact_string(pairs)
-    pairs = pairs.collect()
+    pairs = pairs.collect().sort("_pair")  # the matchers reorder rows
     rel_tol = next((p.numbers.rel_tol for _, p in chosen if p.matcher == "cascade"), DEFAULT_POLICY.rel_tol)
+    verdicts = ["_g_ok"]
     for name in ("_cascade", "_official", "_string"):  # each distinct comparison is worded once
         if name in pairs.columns:
-            verdicts = pairs.select(pl.col(name).struct.unnest(), "answer")
-            pairs = pairs.with_columns(fastmatch.details(verdicts, rel_tol).alias(f"{name}_detail"))
-    long = long.join(pairs, on=compared, how="left", nulls_equal=True)
+            worded = pairs.select(pl.col(name).struct.unnest(), "answer")
+            pairs = pairs.with_columns(fastmatch.details(worded, rel_tol).alias(f"{name}_detail"))
+            verdicts += [name, f"{name}_ok", f"{name}_detail"]
+    long = long.hstack(pairs.select(verdicts).gather(pair_of))
 
     parts = []
     for position, policy in chosen:
@@ -478,11 +484,16 @@ def decide(
             & pl.col("_g_ok")
             & pl.when(answer.is_null()).then(gold_given).otherwise(pl.col(f"{name}_ok"))
         )
-        verdict = pl.when(answer.is_null()).then(fastmatch.no_answer()).otherwise(pl.col(name))
+        # the verdict fields the grades keep; with no answer, those of the verdict on no answer
+        none_given = fastmatch.NO_ANSWER_FIELDS
+        verdict = [
+            pl.when(answer.is_null()).then(pl.lit(none_given[f])).otherwise(pl.col(name).struct.field(f)).alias(f)
+            for f in ("correct", "status", "reason", "pred_value")
+        ]
         detail = pl.when(answer.is_null()).then(pl.lit(fastmatch.NO_ANSWER_DETAIL)).otherwise(pl.col(f"{name}_detail"))
         src = "answer" if policy.source == "answer" else policy.source
         parts.append(
-            long.filter(pl.col("_src") == src).select(
+            long.slice(blocks.index(src) * df.height, df.height).select(
                 "_row",
                 pl.lit(position, pl.Int64).alias("_p"),
                 pl.lit(policy.name).alias("policy"),
@@ -490,18 +501,19 @@ def decide(
                 "answer_source",
                 "extraction_rule",
                 decided.fill_null(False).alias("_decided"),
-                verdict.alias("_v"),
+                *verdict,
                 detail.alias("detail"),
             )
         )
-    grades = pl.concat(parts)
-    rows = (
-        grades.group_by("_row")
-        .agg(pl.col("_decided").all().alias("_all"), pl.len().alias("_n"))
-        .filter(pl.col("_all") & (pl.col("_n") == len(parts)))
-        .sort("_row")["_row"]
-    )
+    # every part has df's rows in df's order: a row is decided when every part decides it
+    decided_all = pl.DataFrame([part.get_column("_decided").alias(f"_{i}") for i, part in enumerate(parts)])
+    ok = decided_all.select(pl.all_horizontal(pl.all()).alias("_ok")).get_column("_ok")
+    rows = df.get_column("_row").filter(ok)
     if rows.is_empty():
         return pl.Series("_row", [], dtype=pl.UInt32), pl.DataFrame(schema=OUTPUTS)
-    grades = grades.filter(pl.col("_row").is_in(rows.implode())).unnest("_v")
-    return rows, grades.select(list(OUTPUTS)).sort("_row", "_p")
+    # the parts' decided rows one after another, then gathered row by row, policy by policy
+    m = rows.len()
+    first = pl.int_range(m, dtype=pl.Int64)
+    order = pl.select(pl.int_ranges(first, first + len(parts) * m, m).explode()).to_series()
+    grades = pl.concat([part.filter(ok).select(list(OUTPUTS)) for part in parts]).gather(order)
+    return rows, grades
