@@ -560,16 +560,20 @@ def _g(value: float) -> str:
     return f"{value:g}"
 
 
-def details(verdicts: pl.DataFrame, rel_tol: float) -> pl.Series:
+def details(verdicts: pl.DataFrame, rel_tol: float, *, repeated: bool = True) -> pl.Series:
     """The detail sentence of each verdict (``template``, ``f1``, ``f2``, ``text``, ``prefix`` and
     the ``answer`` it is of), worded as compare.py and policies.py word it; floats are written with
-    Python's ``:g`` (once per distinct value). Each distinct verdict is worded once, by its
-    template's wording alone (a chain of ``when`` would build every wording for every row)."""
+    Python's ``:g`` (once per distinct value). Each verdict is worded by its template's wording
+    alone (a chain of ``when`` would build every wording for every row); with ``repeated``, each
+    distinct verdict once (``False`` when the rows are distinct comparisons already)."""
     columns = ["template", "f1", "f2", "text", "prefix", "answer"]
     # polars holds -0.0 equal to 0.0, Python's :g does not ("-0"): the sign of a zero is a key too
     negative_zero = {f"_{f}_neg0": (pl.col(f) == 0) & (1.0 / pl.col(f) < 0) for f in ("f1", "f2")}
     keyed = verdicts.select(*columns, **negative_zero)
-    unique, index = distinct(keyed, keyed.columns)
+    if repeated:
+        unique, index = distinct(keyed, keyed.columns)
+    else:
+        unique, index = keyed, pl.int_range(keyed.height, dtype=pl.UInt32, eager=True)
     floats = pl.concat([unique["f1"], unique["f2"]]).drop_nulls()
     floats = floats.filter(floats != 0).unique()
     written = [_g(x) for x in floats.to_list()]

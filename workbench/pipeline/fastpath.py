@@ -467,7 +467,7 @@ def decide(
     for name in ("_cascade", "_official", "_string"):  # each distinct comparison is worded once
         if name in pairs.columns:
             worded = pairs.select(pl.col(name).struct.unnest(), "answer")
-            pairs = pairs.with_columns(fastmatch.details(worded, rel_tol).alias(f"{name}_detail"))
+            pairs = pairs.with_columns(fastmatch.details(worded, rel_tol, repeated=False).alias(f"{name}_detail"))
             verdicts += [name, f"{name}_ok", f"{name}_detail"]
     long = long.hstack(pairs.select(verdicts).gather(pair_of))
 
