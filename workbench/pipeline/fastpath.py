@@ -327,8 +327,9 @@ def decide(
     Returns
     -------
     tuple
-        The indices of the decided rows (``UInt32``), and one row per decided row and modelled
-        policy (:data:`OUTPUTS`; ``_p`` is the policy's position in ``policies``).
+        The indices of the decided rows (``UInt32``, ascending), and one row per decided row and
+        modelled policy (:data:`OUTPUTS`; ``_p`` is the policy's position in ``policies``), policy
+        after policy (``_p`` ascending), each policy's rows in row order.
 
     Examples
     --------
@@ -511,9 +512,4 @@ def decide(
     rows = df.get_column("_row").filter(ok)
     if rows.is_empty():
         return pl.Series("_row", [], dtype=pl.UInt32), pl.DataFrame(schema=OUTPUTS)
-    # the parts' decided rows one after another, then gathered row by row, policy by policy
-    m = rows.len()
-    first = pl.int_range(m, dtype=pl.Int64)
-    order = pl.select(pl.int_ranges(first, first + len(parts) * m, m).explode()).to_series()
-    grades = pl.concat([part.filter(ok).select(list(OUTPUTS)) for part in parts]).gather(order)
-    return rows, grades
+    return rows, pl.concat([part.filter(ok).select(list(OUTPUTS)) for part in parts])
