@@ -46,6 +46,7 @@ from workbench.grading.policies import GradingPolicy
 from workbench.grading.status import ExtractionRule
 from workbench.parallel import distinct
 from workbench.pipeline import fastmatch
+from workbench.schema import REASON_DTYPE, STATUS_DTYPE
 
 __all__ = ["ENABLED", "INPUTS", "OUTPUTS", "models", "decide"]
 
@@ -64,17 +65,18 @@ INPUTS = (
     "predicted_unit",
 )
 
-#: The columns of one decided (row, policy), as :func:`decide` returns them.
+#: The columns of one decided (row, policy), as :func:`decide` returns them: the columns of a few
+#: values are categories (or the grades' enums), a row per policy being several million rows.
 OUTPUTS: dict[str, pl.DataType] = {
     "_row": pl.UInt32(),
     "_p": pl.Int64(),
-    "policy": pl.String(),
+    "policy": pl.Categorical(),
     "correct": pl.Boolean(),
-    "status": pl.String(),
-    "reason": pl.String(),
+    "status": STATUS_DTYPE,
+    "reason": REASON_DTYPE,
     "answer": pl.String(),
-    "answer_source": pl.String(),
-    "extraction_rule": pl.String(),
+    "answer_source": pl.Categorical(),
+    "extraction_rule": pl.Categorical(),
     "detail": pl.String(),
     "pred_value": pl.Float64(),
 }
@@ -429,8 +431,8 @@ def decide(
             # a program's value is an answer only for the system's own answer, when it gives none
             (ok & (pl.lit(name != "answer") | pa_given | pl.col("_no_program"))).fill_null(False).alias("_sel_ok"),
             answer.alias("answer"),
-            where.alias("answer_source"),
-            rule.alias("extraction_rule"),
+            where.cast(pl.Categorical()).alias("answer_source"),
+            rule.cast(pl.Categorical()).alias("extraction_rule"),
             "gold_executed",
             pl.when(pl.col("gold_answer").is_not_null())
             .then("gold_answer")
@@ -465,10 +467,14 @@ def decide(
     pairs = pairs.collect().sort("_pair")  # the matchers reorder rows
     rel_tol = next((p.numbers.rel_tol for _, p in chosen if p.matcher == "cascade"), DEFAULT_POLICY.rel_tol)
     verdicts = ["_g_ok"]
+    enums = (pl.field("status").cast(STATUS_DTYPE), pl.field("reason").cast(REASON_DTYPE))
     for name in ("_cascade", "_official", "_string"):  # each distinct comparison is worded once
         if name in pairs.columns:
             worded = pairs.select(pl.col(name).struct.unnest(), "answer")
-            pairs = pairs.with_columns(fastmatch.details(worded, rel_tol, repeated=False).alias(f"{name}_detail"))
+            pairs = pairs.with_columns(
+                fastmatch.details(worded, rel_tol, repeated=False).alias(f"{name}_detail"),
+                pl.col(name).struct.with_fields(*enums),
+            )
             verdicts += [name, f"{name}_ok", f"{name}_detail"]
     long = long.hstack(pairs.select(verdicts).gather(pair_of))
 
@@ -488,7 +494,10 @@ def decide(
         # the verdict fields the grades keep; with no answer, those of the verdict on no answer
         none_given = fastmatch.NO_ANSWER_FIELDS
         verdict = [
-            pl.when(answer.is_null()).then(pl.lit(none_given[f])).otherwise(pl.col(name).struct.field(f)).alias(f)
+            pl.when(answer.is_null())
+            .then(pl.lit(none_given[f], dtype=OUTPUTS[f]))
+            .otherwise(pl.col(name).struct.field(f))
+            .alias(f)
             for f in ("correct", "status", "reason", "pred_value")
         ]
         detail = pl.when(answer.is_null()).then(pl.lit(fastmatch.NO_ANSWER_DETAIL)).otherwise(pl.col(f"{name}_detail"))
@@ -497,7 +506,7 @@ def decide(
             long.slice(blocks.index(src) * df.height, df.height).select(
                 "_row",
                 pl.lit(position, pl.Int64).alias("_p"),
-                pl.lit(policy.name).alias("policy"),
+                pl.lit(policy.name, dtype=pl.Categorical()).alias("policy"),
                 "answer",
                 "answer_source",
                 "extraction_rule",

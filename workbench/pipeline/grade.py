@@ -340,22 +340,24 @@ def _policy_grades(turn_keys: pl.DataFrame, parts: list[pl.DataFrame]) -> pl.Dat
     per_key = pl.concat(parts)
     parts.clear()
     turn_keys = turn_keys.sort("system", "record_id", "turn", maintain_order=True)
-    order = per_key.select(pl.arg_sort_by("_key", "_p", maintain_order=True).alias("_order"))["_order"]
     n = per_key.get_column("_p").n_unique()
-    position = pl.int_range(pl.len(), dtype=pl.Int64)
+    # the row of (key, p) when every key has one row for each p in 0..n-1: its slot key * n + p
+    slot = per_key.select((pl.col("_key").cast(pl.Int64) * n + pl.col("_p")).alias("_slot"))["_slot"]
     regular = (
         per_key.height > 0
-        and per_key.select(
-            (
-                (pl.col("_key").gather(order).cast(pl.Int64) == position // n)
-                & (pl.col("_p").gather(order) == position % n)
-            ).all()
-        ).item()
+        and per_key.get_column("_p").is_between(0, n - 1).all()
+        and slot.min() == 0
+        and slot.max() == per_key.height - 1
+        and slot.n_unique() == per_key.height
+        and (turn_keys.get_column("_key").max() or 0) < per_key.height // n  # type: ignore[operator]
     )
     if not regular:
         return turn_keys.join(per_key, on="_key", how="inner", maintain_order="left_right").select(
             [pl.col(c).cast(t) for c, t in POLICY_GRADES.items()]
         )
+    order = pl.zeros(per_key.height, dtype=pl.Int64, eager=True).scatter(
+        slot, pl.int_range(per_key.height, dtype=pl.Int64, eager=True)
+    )
     first = pl.col("_key").cast(pl.Int64) * n
     take = order.gather(turn_keys.select(pl.int_ranges(first, first + n).explode().alias("_take"))["_take"])
     turns = turn_keys.select(pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(n).explode().alias("_turn"))["_turn"]
