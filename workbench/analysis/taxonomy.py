@@ -197,7 +197,6 @@ def error_types(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = No
     tables = tables or {}
     canonical = same_tables(tables)
     flags = _carried(turns)
-    frame = turns.join(flags, on=["system", "record_id", "turn"], how="left", maintain_order="left")
     columns = (
         "status",
         "reason",
@@ -208,6 +207,10 @@ def error_types(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = No
         "gold_value",
         "carried",
     )
+    keys = ["system", "record_id", "turn"]
+    read = [c for c in (*columns, "correct", "doc_id") if c in turns.columns and c not in keys]
+    # the columns read, not the whole table: a join copies every column it carries
+    frame = turns.select(*keys, *read).join(flags, on=keys, how="left", maintain_order="left")
     present = [c for c in columns if c in frame.columns]
     table = (
         pl.col("doc_id").replace_strict(canonical, default=None, return_dtype=pl.String)

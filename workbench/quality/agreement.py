@@ -131,11 +131,13 @@ def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFra
     """
     if turns.is_empty() or min_systems < 1:
         return checks_frame([])
-    wrong = turns.filter(
+    read = ["system", "record_id", "turn", "correct", "status", "reason", "answer", "gold_answer", "gold_executed"]
+    wrong = turns.select(read).filter(  # the columns read: a filter copies every column it carries
         pl.col("status").cast(pl.String) == "ok", pl.col("correct").not_(), pl.col("answer").is_not_null()
     )
     answered = (
-        turns.filter(pl.col("status").cast(pl.String) != "no_prediction")
+        turns.select("record_id", "turn", "system", "status")
+        .filter(pl.col("status").cast(pl.String) != "no_prediction")
         .group_by("record_id", "turn")
         .agg(pl.col("system").n_unique().alias("n_systems"))
     )
