@@ -71,7 +71,6 @@ program-and-document rules in :mod:`~workbench.quality.document`, the several-sy
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -81,6 +80,7 @@ import polars as pl
 from workbench.grading.program import Node, ProgramSyntaxError, parse_program
 from workbench.grading.table import TableRows
 from workbench.io.gold import GoldDataset, document_table
+from workbench.parallel import distinct
 from workbench.quality.agreement import agreement_checks
 from workbench.quality.display import display_flags, question_flags
 from workbench.quality.document import Numbers, argument_flags, document_numbers, program_flags, text_numbers
@@ -150,21 +150,27 @@ def gold_checks(gold: GoldDataset) -> pl.DataFrame:
     # question_unit reads the display answer: gold whose display is the executed value (the
     # ghchen99 layout) has none to read
     has_display = shows_display_answers(gold.turns)
+    ordered = gold.turns.filter(_SILENT.not_().any().over("record_id")).sort("record_id", "turn")
+    if "doc_id" in ordered.columns and same:  # documents of the same content read as one
+        ordered = ordered.with_columns(pl.col("doc_id").replace(same))
+    # the flags of each distinct conversation content (GSM8K copies, replicated runs) are found once
+    content = [c for c in ordered.columns if c != "record_id"]
+    conversations = ordered.group_by("record_id", maintain_order=True).agg(pl.struct(content).alias("_turns"))
+    unique, which = distinct(conversations, ["_turns"])
+    record_ids = conversations.get_column("record_id").to_list()
+    firsts = which.to_frame("_u").with_row_index("_i").group_by("_u", maintain_order=True).agg(pl.first("_i"))
+    found = [
+        _conversation_flags([{**turn, "record_id": record_ids[i]} for turn in turns], documents, has_display)
+        for i, turns in zip(firsts.get_column("_i").to_list(), unique.get_column("_turns").to_list(), strict=True)
+    ]
     rows: list[dict[str, Any]] = []
-    done: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # flags by conversation content
-    ordered = gold.turns.filter(_SILENT.not_().any().over("record_id")).sort("record_id", "turn").iter_rows(named=True)
-    for record_id, conversation in itertools.groupby(ordered, key=lambda row: row["record_id"]):
-        turns = [
-            {**row, "doc_id": same.get(row["doc_id"], row["doc_id"])} if row.get("doc_id") else row
-            for row in conversation
-        ]
-        key = tuple(tuple((k, v) for k, v in row.items() if k != "record_id") for row in turns)
-        flags = done.get(key)
-        if flags is None:
-            flags = done[key] = _conversation_flags(turns, documents, has_display)
-            rows += flags
+    seen: set[int] = set()
+    for record_id, u in zip(record_ids, which.to_list(), strict=True):
+        if u in seen:
+            rows += [{**flag, "record_id": record_id} for flag in found[u]]
         else:
-            rows += [{**flag, "record_id": record_id} for flag in flags]
+            seen.add(u)
+            rows += found[u]
     return merge_flags(checks_frame(rows)) if rows else checks_frame([])
 
 
