@@ -21,7 +21,7 @@ from workbench.grading.policies import (
 from workbench.grading.program import ProgramResult, TableRows, execute_program
 from workbench.grading.status import ExtractionStatus, GradeStatus, MatchReason
 
-__all__ = ["TurnGrade", "grade_turn", "prefetch_turns"]
+__all__ = ["TurnGrade", "grade_program", "grade_turn", "prefetch_turns"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +173,7 @@ def grade_turn(
     >>> g.answer, g.answer_source, g.extraction.rule.value
     ('18', 'flex', 'hashes')
     """
-    has_program = predicted_program is not None and predicted_program.strip() != ""
-    program = execute_program(predicted_program, table=table) if has_program else None  # type: ignore[arg-type]
+    program, program_match = grade_program(predicted_program, gold_program, table)
     grades = []
     verdicts: dict[tuple[str, MatchPolicy, str | None, str | None], Verdict] = {}
     extractions: dict[tuple[str | None, str], Extraction] = {}  # a long output is read once per turn
@@ -196,12 +195,28 @@ def grade_turn(
             )
         )
     main = grades[0]
-    program_match = None
-    if has_program and gold_program:
-        program_match = compare_programs(predicted_program, gold_program)  # type: ignore[arg-type]
     return TurnGrade(
         main.verdict, main.answer_source, main.answer, main.extraction, program, program_match, tuple(grades)
     )
+
+
+def grade_program(
+    predicted_program: str | None, gold_program: str | None, table: TableRows | None = None
+) -> tuple[ProgramResult | None, ProgramMatch | None]:
+    """What :func:`grade_turn` finds of a turn's program, which depends on nothing else: its
+    execution (``None`` without a program) and its comparison with the gold program (``None``
+    without either).
+
+    Examples
+    --------
+    >>> program, match = grade_program("divide(25587, 181001)", "subtract(206588, 181001), divide(#0, 181001)")
+    >>> program.status.value, match.equivalent, match.partial_credit
+    ('ok', False, 0.0)
+    """
+    if predicted_program is None or predicted_program.strip() == "":
+        return None, None
+    program = execute_program(predicted_program, table=table)
+    return program, compare_programs(predicted_program, gold_program) if gold_program else None
 
 
 def prefetch_turns(rows: Iterable[Mapping[str, Any]], policies: Sequence[GradingPolicy]) -> int:

@@ -19,12 +19,12 @@ import polars as pl
 from workbench.analysis.features import gold_features
 from workbench.analysis.taxonomy import error_types
 from workbench.grading.compare import AnswerKind
-from workbench.grading.equivalence import final_operation
+from workbench.grading.equivalence import ProgramMatch, final_operation
 from workbench.grading.limits import start_worker
 from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, GradingPolicy, for_benchmark, get_policy
-from workbench.grading.program import TableRows
+from workbench.grading.program import ProgramResult, TableRows
 from workbench.grading.status import GradeStatus, MatchReason
-from workbench.grading.turn import grade_turn, prefetch_turns
+from workbench.grading.turn import grade_program, grade_turn, prefetch_turns
 from workbench.io.gold import GoldDataset
 from workbench.parallel import distinct, map_chunks, same_tables
 from workbench.pipeline import fastpath
@@ -135,6 +135,25 @@ _GRADE_INPUTS = (
 _NO_PREDICTION = "the system gave no prediction for this turn"
 
 
+def _program_columns(program: ProgramResult | None, match: ProgramMatch | None) -> dict[str, Any]:
+    """A turn's ``program_*`` columns from its program's execution and comparison."""
+    return {
+        "program_status": program.status.value if program else None,
+        "program_correct": match.equivalent if match is not None and match.status == "ok" else None,
+        "program_detail": (match.detail if match else "") or None,
+        "program_credit": match.partial_credit if match else None,
+    }
+
+
+def _grade_programs(items: list[tuple[dict[str, Any], TableRows | None]]) -> list[dict[str, Any]]:
+    """The ``program_*`` columns of each item (a turn's columns and its table): they depend on
+    the programs and the table alone (:func:`~workbench.grading.turn.grade_program`)."""
+    return [
+        _program_columns(*grade_program(row.get("predicted_program"), row.get("gold_program"), table))
+        for row, table in items
+    ]
+
+
 def _grade_chunk(
     items: list[tuple[dict[str, Any], TableRows | None]],
     policy: GradingPolicy,
@@ -180,7 +199,6 @@ def _grade_chunk(
             also=also,
         )
         verdict = grade.verdict
-        match = grade.program_match
         turn = {
             "answer_source": grade.answer_source,
             "answer": grade.answer,
@@ -190,10 +208,7 @@ def _grade_chunk(
             "reason": verdict.reason.value,
             "detail": verdict.detail,
             "pred_value": verdict.pred_value,
-            "program_status": grade.program.status.value if grade.program else None,
-            "program_correct": grade.program_correct,
-            "program_detail": grade.program_detail or None,
-            "program_credit": match.partial_credit if match else None,
+            **_program_columns(grade.program, grade.program_match),
         }
         by_policy = [
             {
@@ -311,11 +326,12 @@ def _fast_grades(
             (row, tables[row["_table"]] if row["_table"] is not None else None)
             for row in unique[picked].iter_rows(named=True)
         ]
-        graded = map_chunks(
-            partial(_grade_chunk, policy=(rest or ordered)[0], also=rest[1:], kind=kind), items, workers=workers
-        )
-        program = [c for c in _TURN if c.startswith("program_")]
-        from_cascade = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).select(program)
+        program = {c: t for c, t in _TURN.items() if c.startswith("program_")}
+        if rest:
+            graded = map_chunks(partial(_grade_chunk, policy=rest[0], also=rest[1:], kind=kind), items, workers=workers)
+            from_cascade = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).select(list(program))
+        else:
+            from_cascade = pl.DataFrame(map_chunks(_grade_programs, items, workers=workers), schema=program)
         if back is not None:
             from_cascade = from_cascade[back]
         turns = turns.update(from_cascade.with_columns(done.alias("_key")), on="_key", include_nulls=True)
