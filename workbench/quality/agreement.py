@@ -254,8 +254,11 @@ def _agreement(
     """The evidence and confidence of a ``systems_agree`` flag on one turn's wrong answers, if any."""
     answers = list(zip(row["system"], row["answer"], row["reason"], strict=True))
     best: list[tuple[str, str, str]] = []
+    groups: dict[str, list[tuple[str, str, str]]] = {}  # a string's group, found once
     for _, answer, _ in answers:
-        group = [a for a in answers if agree(answer, a[1])]
+        group = groups.get(answer)
+        if group is None:
+            group = groups[answer] = [a for a in answers if agree(answer, a[1])]
         if len(group) > len(best):
             best = group
     if len(best) < min_systems:
