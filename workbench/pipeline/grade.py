@@ -309,13 +309,13 @@ def _fast_grades(
     # the cascade grades what the fast path does not model: policies (math-verify) and programs
     where = [i for i, p in enumerate(ordered) if not fastpath.models(p)]
     rest = [ordered[i] for i in where]
-    programs = (
-        [bool(p and p.strip()) for p in unique.get_column("predicted_program").gather(keys).to_list()]
+    has_program = (
+        unique.get_column("predicted_program").gather(keys).str.contains(r"\S").fill_null(False)
         if "predicted_program" in unique.columns
-        else [False] * len(keys)
+        else pl.repeat(False, len(keys), eager=True)
     )
-    if rest or any(programs):
-        done = keys[[i for i, has in enumerate(programs) if rest or has]]
+    if rest or has_program.any():
+        done = keys if rest else keys.filter(has_program)
         picked, back = done, None
         if not rest:  # only the program columns: they depend on the programs and the table alone
             by = [c for c in _PROGRAM_INPUTS if c in unique.columns]
@@ -514,7 +514,7 @@ def grade_predictions(
     extra = [for_benchmark(get_policy(p), benchmark) for p in (POLICIES.values() if also is None else also)]
     frames = [predictions] if isinstance(predictions, pl.DataFrame) else list(predictions)
     preds = pl.concat([f.select(list(PREDICTIONS)) for f in frames]) if frames else pl.DataFrame(schema=PREDICTIONS)
-    systems = tuple(dict.fromkeys(preds["system"].to_list()))
+    systems = tuple(preds.get_column("system").unique(maintain_order=True).to_list())
     gold_turns = gold.turns
     last_turn = (pl.col("turn") == pl.col("n_turns") - 1).alias("is_last_turn")
     keys = ["record_id", "turn"]
