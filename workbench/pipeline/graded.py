@@ -26,6 +26,7 @@ from workbench.io.gold import GoldDataset
 from workbench.io.manifest import Manifest, read_manifest
 from workbench.io.paths import inside
 from workbench.pipeline.grade import GradedRun
+from workbench.schema import POLICY_GRADES
 
 __all__ = ["GRADED_TABLES", "file_sha256", "graded_paths", "read_graded", "write_graded"]
 
@@ -85,7 +86,13 @@ def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame]]:
                 fix="grade the run again ('workbench grade ... --out FOLDER')",
             )
     manifest = read_manifest(paths["summary"], "graded")
-    return manifest, {name: pl.read_parquet(paths[name]) for name in GRADED_TABLES}
+    tables = {name: pl.read_parquet(paths[name]) for name in GRADED_TABLES}
+    # a folder written while the policy grades' few-valued columns were text reads as today's
+    grades = tables["policy_grades"]
+    tables["policy_grades"] = grades.with_columns(
+        [pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if c in grades.columns and grades.schema[c] != t]
+    )
+    return manifest, tables
 
 
 def write_graded(

@@ -65,6 +65,23 @@ def test_opened_run_has_the_graded_tables_dtypes_and_summary(graded: tuple[Run, 
     assert_frame_equal(opened.predictions[1], fresh.predictions[1])
 
 
+def test_a_folder_whose_policy_grades_hold_text_opens_with_categories(graded: tuple[Run, Path], tmp_path: Path) -> None:
+    """A graded folder written while ``policy``, ``answer_source`` and ``extraction_rule`` were text
+    columns (before issue 21) opens with today's dtypes and compares with a fresh run."""
+    fresh, folder = graded
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    path = copy / "graded/policy_grades.parquet"
+    as_text = pl.read_parquet(path).with_columns(pl.col("policy", "answer_source", "extraction_rule").cast(pl.String))
+    as_text.write_parquet(path)
+    assert pl.read_parquet(path).schema["policy"] == pl.String
+    opened = open_run(copy / "graded")
+    assert opened.policy_grades.schema["policy"] == pl.Categorical()
+    assert_frame_equal(opened.policy_grades, fresh.policy_grades, check_dtypes=True)
+    both = pl.concat([opened.policy_grades, fresh.policy_grades])
+    assert both.height == 2 * fresh.policy_grades.height
+
+
 def test_opening_without_a_config_reads_the_recorded_one(graded: tuple[Run, Path]) -> None:
     fresh, folder = graded
     opened = open_run(folder / "graded")
