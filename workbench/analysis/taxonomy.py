@@ -217,10 +217,18 @@ def error_types(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = No
         if canonical and "doc_id" in frame.columns
         else pl.lit(None, dtype=pl.String)
     )
+    # classify_error reads the values only for a gold program (a swapped operator), and never the
+    # gold value: without one they are left out of the evidence, so far fewer are distinct
+    unread = {
+        "pred_value": pl.when(pl.col("gold_program").is_not_null()).then("pred_value")
+        if "gold_program" in present
+        else pl.lit(None, pl.Float64),
+        "gold_value": pl.lit(None, pl.Float64),
+    }
     wrong = (
         frame.with_row_index("_row")
         .filter(pl.col("correct").fill_null(False).not_())
-        .select("_row", *present, table.alias("_table"))
+        .select("_row", *[unread[c].alias(c) if c in unread else c for c in present], table.alias("_table"))
     )
     unique, index = distinct(wrong, [*present, "_table"])
     types = []  # once per distinct evidence
@@ -237,5 +245,7 @@ def error_types(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = No
         )
         types.append(classify_error(evidence, table=tables.get(row["_table"] or "")).value)
     values = pl.Series("error_type", types, dtype=pl.String)[index] if types else pl.Series([], dtype=pl.String)
-    column = pl.Series("error_type", [None] * frame.height, dtype=pl.String).scatter(wrong["_row"], values)
+    column = (
+        pl.repeat(None, frame.height, dtype=pl.String, eager=True).alias("error_type").scatter(wrong["_row"], values)
+    )
     return column.cast(ERROR_TYPE_DTYPE)
