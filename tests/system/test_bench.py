@@ -30,3 +30,19 @@ def test_math_verify_pairs_on_a_few_pairs() -> None:
     ):
         assert key in figures
     assert 0 <= figures["graders_agree"] <= 20
+
+
+def test_million_distinct_turns_on_a_small_set() -> None:
+    """The benchmark's whole path on 20,000 turns: built, written, graded in a fresh process that
+    reads them back, its figures returned (no time or memory is asserted: CI machines are busy)."""
+    from bench.million_distinct_turns import run
+
+    figures = run(turns=20_000, policy_set="main")
+    assert figures["turns"] >= 20_000
+    assert figures["gsm8k"]["turns"] + figures["convfinqa"]["turns"] == figures["turns"]
+    # the seeded perturbations keep most turns distinct, as at a million
+    assert figures["distinct_inputs"] >= 0.8 * figures["turns"]
+    assert 0 < figures["fast_path_rows"] <= figures["distinct_inputs"]
+    assert figures["peak_rss_mb"] >= figures["rss_mb_inputs_read"] > 0
+    for key in ("grade_s", "slices_s", "grade_plus_slices_s", "peak_rss_mb_build"):
+        assert figures[key] > 0

@@ -395,11 +395,11 @@ def _grade_rows(
     kind: AnswerKind,
     workers: int | None,
     fast_path: bool = True,
-) -> tuple[pl.DataFrame, pl.DataFrame, int | None]:
+) -> tuple[pl.DataFrame, Callable[[], pl.DataFrame], int | None]:
     """Grade every row of ``joined`` once per distinct input; the turns (``joined`` with the
-    grade's columns), the policy grades (sorted by system, record_id, turn) and how many distinct
-    inputs the fast path decided (``None`` without it). With ``fast_path``, the inputs
-    :mod:`workbench.pipeline.fastpath` decides are graded in polars."""
+    grade's columns), what builds the policy grades (sorted by system, record_id, turn; called
+    once) and how many distinct inputs the fast path decided (``None`` without it). With
+    ``fast_path``, the inputs :mod:`workbench.pipeline.fastpath` decides are graded in polars."""
     canonical = same_tables(tables)
     inputs = [c for c in _GRADE_INPUTS if c in joined.columns]
     keyed = joined.with_columns(
@@ -462,8 +462,7 @@ def _grade_rows(
         del verdicts, disagree
     del per_key  # held by per_key_parts, which _policy_grades empties
     turn_keys = joined.select("system", "record_id", "turn").with_columns(index.alias("_key"))
-    policy_grades = _policy_grades(turn_keys, per_key_parts)
-    return turns, policy_grades, fast_keys.len() if fast_path else None
+    return turns, partial(_policy_grades, turn_keys, per_key_parts), fast_keys.len() if fast_path else None
 
 
 def grade_predictions(
@@ -547,16 +546,24 @@ def grade_predictions(
     )
     tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
     fast = fastpath.ENABLED if fast_path is None else fast_path
-    turns, policy_grades, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
+    turns, build_policy_grades, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
     del joined  # only the graded copy is needed from here
-    programs = turns.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
-    final = {program: final_operation(program) for program in programs}  # once per distinct program
-    turns = turns.with_columns(pl.col("gold_program").replace_strict(final, return_dtype=pl.String).alias("operation"))
-    turns = _join_left(turns, gold_features(gold_turns, tables), keys)
-    if "graders_disagree" not in turns.columns:  # several rows of one turn: by turn, not by input
-        turns = _join_left(turns, graders_disagree(policy_grades), ["system", *keys])
-    turns = turns.with_columns(error_types(turns, tables))
-    checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # the policy grades (polars gathers, which let go of the GIL) are built while the turns'
+        # features, error types and checks (mostly Python) are found
+        policy_grades = pool.submit(build_policy_grades)
+        del build_policy_grades
+        programs = turns.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
+        final = {program: final_operation(program) for program in programs}  # once per distinct program
+        turns = turns.with_columns(
+            pl.col("gold_program").replace_strict(final, return_dtype=pl.String).alias("operation")
+        )
+        turns = _join_left(turns, gold_features(gold_turns, tables), keys)
+        if "graders_disagree" not in turns.columns:  # several rows of one turn: by turn, not by input
+            turns = _join_left(turns, graders_disagree(policy_grades.result()), ["system", *keys])
+        turns = turns.with_columns(error_types(turns, tables))
+        checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
+        grades = policy_grades.result()
     turns = _join_left(turns, top_category(checks_table), keys)
     turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
     order = turns.select(pl.arg_sort_by("system", "record_id", "turn", maintain_order=True).alias("_order"))["_order"]
@@ -567,7 +574,7 @@ def grade_predictions(
             columns.append(turns.get_column(name).rechunk().gather(order))
             turns = turns.drop(name)
         turns = pl.DataFrame(columns)
-    return GradedRun(turns, unmatched, systems, policy, policy_grades, checks_table, fast_rows)
+    return GradedRun(turns, unmatched, systems, policy, grades, checks_table, fast_rows)
 
 
 def _join_left(frame: pl.DataFrame, right: pl.DataFrame, on: list[str]) -> pl.DataFrame:
