@@ -69,6 +69,7 @@ __all__ = [
     "FAST_NUMBER",
     "TEXT_NUMBER_AFTER",
     "FAST_NUMBER_UNSAFE",
+    "FAST_SCALE_WORD",
     "FAST_BOX",
     "FAST_ANSWER",
     "FAST_NUMBER_WORDS",
@@ -355,6 +356,10 @@ FAST_NUMBER_UNSAFE = r"%[-$.0-9]|/ ?\d+\.\d"
 #: brace and no backslash (the box the fast path reads; brace matching finds the same content).
 FAST_BOX = r"^\s*\{(?P<content>[^{}\\]*)\}"
 
+#: The scale words written out (:data:`~workbench.grading.normalize.SCALE_EXPONENTS` without the
+#: abbreviations) that the fast path reads after an answer's number.
+FAST_SCALE_WORD = r"thousand|million|billion|trillion"
+
 #: A system's own answer the fast path compares (its answer field, its harness's answer): a
 #: :data:`FAST_NUMBER` with whitespace (space, tab, newline, carriage return) around it, as
 #: program-of-thoughts prints it (``'5\\n\\n'``), and ``%``, the word ``percent``/``pct`` or a scale
@@ -364,7 +369,7 @@ FAST_BOX = r"^\s*\{(?P<content>[^{}\\]*)\}"
 #: answer without the whitespace around it.
 FAST_ANSWER = (
     rf"^[ \t\n\r]*(?P<neg>-)?(?P<cur>\$)?(?P<num>{_FAST_DIGITS})"
-    r"(?:(?P<pct>%)|(?P<word> ?(?:percent|pct))|(?P<scale> ?(?:thousand|million|billion|trillion)s?))?"
+    rf"(?:(?P<pct>%)|(?P<word> ?(?:percent|pct))|(?P<scale> ?(?:{FAST_SCALE_WORD})s?))?"
     r"[ \t\n\r]*$"
 )
 

@@ -17,8 +17,9 @@ import polars as pl
 
 from workbench.grading import patterns
 from workbench.grading.compare import MatchPolicy
+from workbench.grading.cues import SCALE_WORDS
+from workbench.grading.normalize import SCALE_EXPONENTS
 from workbench.grading.status import GradeStatus, MatchReason
-from workbench.parallel import distinct
 
 __all__ = [
     "read_numbers",
@@ -37,8 +38,6 @@ _MAX_DIGITS = 20
 _MAX_VALUE = 1e9
 #: How near a rounding tie ``round(x, 5)`` is left to Python.
 _TIE_BAND = 0.02
-#: The power of ten of each scale word an answer may carry (``normalize.SCALE_EXPONENTS``).
-_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 
 NO_ANSWER_DETAIL = "the output gives no answer (None)"
 #: The reasons of a correct verdict.
@@ -67,7 +66,7 @@ def _parts(text: pl.Expr, pattern: str) -> dict[str, pl.Expr]:
         said = suffix.str.strip_chars_start(" ")
         number = body.str.strip_suffix(suffix)
         word = said.is_in(["percent", "pct"])
-        scale = said.str.strip_suffix("s").replace_strict(_SCALES, default=0, return_dtype=pl.Int64).fill_null(0)
+        scale = said.replace_strict(SCALE_EXPONENTS, default=0, return_dtype=pl.Int64).fill_null(0)
         pct = (said == "%") | word
     else:
         number = text.str.strip_suffix("%")
@@ -169,7 +168,7 @@ def _verdict(
     status: GradeStatus = GradeStatus.OK,
     value: pl.Expr | None = None,
 ) -> pl.Expr:
-    """One verdict as a struct; ``template`` names the detail's wording (see :func:`_details`), with
+    """One verdict as a struct; ``template`` names the detail's wording (see :func:`details`), with
     the floats ``f1``, ``f2`` (written ``:g`` later, in Python) and the text pieces ``text``;
     ``value`` is the verdict's ``pred_value``; ``prefix`` (null here) goes before the detail."""
 
@@ -456,9 +455,7 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     for i, (_, gold_in_units, _, how) in enumerate(shifts):
         f1 = f1.when(rule == f"rounding{i}").then(gold_in_units)
         said = said.when(rule == f"rounding{i}").then(pl.lit(how))
-    unit = pl.col("_E").replace_strict(
-        {3: "thousands", 6: "millions", 9: "billions", 12: "trillions"}, default=None, return_dtype=pl.String
-    )
+    unit = pl.col("_E").replace_strict(SCALE_WORDS, default=None, return_dtype=pl.String)
     # "... scaled by 10^3: the prediction says thousand, the gold no scale word" (the words decided it;
     # a gold read in a stated unit says "in millions")
     gold_scale = pl.when(says).then(pl.col("_E")).otherwise(0)
@@ -560,21 +557,17 @@ def _g(value: float) -> str:
     return f"{value:g}"
 
 
-def details(verdicts: pl.DataFrame, rel_tol: float, *, repeated: bool = True) -> pl.Series:
+def details(verdicts: pl.DataFrame, rel_tol: float) -> pl.Series:
     """The detail sentence of each verdict (``template``, ``f1``, ``f2``, ``text``, ``prefix`` and
     the ``answer`` it is of), worded as compare.py and policies.py word it; floats are written with
     Python's ``:g`` (once per distinct value). Each verdict is worded by its template's wording
-    alone (a chain of ``when`` would build every wording for every row); with ``repeated``, each
-    distinct verdict once (``False`` when the rows are distinct comparisons already)."""
+    alone (a chain of ``when`` would build every wording for every row); the fast path words its
+    distinct comparisons, so each verdict is worded once."""
     columns = ["template", "f1", "f2", "text", "prefix", "answer"]
-    # polars holds -0.0 equal to 0.0, Python's :g does not ("-0"): the sign of a zero is a key too
+    # polars holds -0.0 equal to 0.0, Python's :g does not ("-0"): the sign of a zero is read apart
     negative_zero = {f"_{f}_neg0": (pl.col(f) == 0) & (1.0 / pl.col(f) < 0) for f in ("f1", "f2")}
     keyed = verdicts.select(*columns, **negative_zero)
-    if repeated:
-        unique, index = distinct(keyed, keyed.columns)
-    else:
-        unique, index = keyed, pl.int_range(keyed.height, dtype=pl.UInt32, eager=True)
-    floats = pl.concat([unique["f1"], unique["f2"]]).drop_nulls()
+    floats = pl.concat([keyed["f1"], keyed["f2"]]).drop_nulls()
     floats = floats.filter(floats != 0).unique()
     written = [_g(x) for x in floats.to_list()]
 
@@ -606,14 +599,13 @@ def details(verdicts: pl.DataFrame, rel_tol: float, *, repeated: bool = True) ->
         "official_text": pl.concat_str(pl.lit("official rule: text "), text),
         "string": pl.concat_str(pl.lit("string "), text),
     }
-    numbered = unique.with_row_index("_i")
+    numbered = keyed.with_row_index("_i")
     parts = []
     for template, wording in wordings.items():
         part = numbered.filter(pl.col("template") == template)
         if not part.is_empty():
             detail = pl.concat_str(pl.col("prefix").fill_null(""), wording.cast(pl.String))
             parts.append(part.select("_i", detail.alias("detail")))
-    unworded = numbered.filter(~pl.col("template").is_in(list(wordings)))  # none: no detail, as no rule
+    unworded = numbered.filter(~pl.col("template").is_in(list(wordings)).fill_null(False))  # no rule, no detail
     parts.append(unworded.select("_i", pl.lit(None, pl.String).alias("detail")))
-    worded = pl.concat(parts)
-    return worded.sort("_i")["detail"].gather(index).alias("detail")
+    return pl.concat(parts).sort("_i")["detail"]

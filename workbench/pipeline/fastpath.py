@@ -298,7 +298,7 @@ def _stated(frame: pl.DataFrame) -> pl.Series:
     """The scale the question or the declared unit states (``scale_cue``: "in millions" is 6), for
     the rows whose answer carries a scale word (null for the rest), read once per distinct pair."""
     keys = ["question", "predicted_unit"]
-    scaled = pl.col("answer").str.contains("thousand|million|billion|trillion")
+    scaled = pl.col("answer").str.contains(patterns.FAST_SCALE_WORD)
     rows = frame.select(*keys, scaled.fill_null(False).alias("_scaled")).with_row_index("_i").filter("_scaled")
     if rows.is_empty():
         return pl.repeat(None, frame.height, dtype=pl.Int64, eager=True).alias("_stated")
@@ -427,7 +427,6 @@ def decide(
             rule = pl.when(pa_given | ua.is_not_null() | blank).then(none).otherwise(pl.col("_flex_rule"))
         return df.lazy().select(
             "_row",
-            pl.lit(name).alias("_src"),
             # a program's value is an answer only for the system's own answer, when it gives none
             (ok & (pl.lit(name != "answer") | pa_given | pl.col("_no_program"))).fill_null(False).alias("_sel_ok"),
             answer.alias("answer"),
@@ -472,7 +471,7 @@ def decide(
         if name in pairs.columns:
             worded = pairs.select(pl.col(name).struct.unnest(), "answer")
             pairs = pairs.with_columns(
-                fastmatch.details(worded, rel_tol, repeated=False).alias(f"{name}_detail"),
+                fastmatch.details(worded, rel_tol).alias(f"{name}_detail"),
                 pl.col(name).struct.with_fields(*enums),
             )
             verdicts += [name, f"{name}_ok", f"{name}_detail"]

@@ -100,18 +100,10 @@ def unmatched_reason(gold: GoldDataset) -> pl.Expr:
     )
 
 
-#: The policy grades' text columns of few values, held as categories while grading (4 bytes a row,
-#: not 16 and the text): a million turns under seven policies are 7 million rows.
-_FEW_VALUES = ("policy", "answer_source", "extraction_rule")
-
-
 def _compact(frame: pl.DataFrame) -> pl.DataFrame:
-    """The policy grades' enum columns (status, reason) cast from text, and the columns of
-    :data:`_FEW_VALUES` held as categories (cast back to text once, in the ``policy_grades`` table)."""
-    return frame.with_columns(
-        [pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if isinstance(t, pl.Enum) and c in frame.columns]
-        + [pl.col(c).cast(pl.Categorical()) for c in _FEW_VALUES if c in frame.columns]
-    )
+    """Policy grades built as text (by the cascade) in the dtypes of
+    :data:`~workbench.schema.POLICY_GRADES`: enums and categories, as the fast path gives them."""
+    return frame.with_columns([pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if c in frame.columns])
 
 
 def _as_text(dtype: pl.DataType) -> pl.DataType:
@@ -273,7 +265,7 @@ def _decide(frame: pl.DataFrame, policies: Sequence[GradingPolicy], kind: Answer
         def one(start: int) -> tuple[pl.Series, pl.DataFrame]:
             decided, graded = fastpath.decide(frame.slice(start, step), policies, kind)
             graded = graded.with_columns((pl.col("_row").cast(pl.Int64) + start).cast(pl.UInt32))
-            return (decided.cast(pl.Int64) + start).cast(pl.UInt32), _compact(graded)
+            return (decided.cast(pl.Int64) + start).cast(pl.UInt32), graded
 
         for decided, graded in pool.map(one, starts):
             rows.append(decided)
@@ -301,7 +293,7 @@ def _fast_grades(
         return empty, pl.DataFrame(), pl.DataFrame()
     predicted = unique.with_row_index("_key").filter(pl.col("_has_prediction"))["_key"]
     keys = predicted[rows]
-    grades = _compact(grades).with_columns(predicted[grades["_row"]].alias("_key"))
+    grades = grades.with_columns(predicted[grades["_row"]].alias("_key"))
     turns = grades.filter(pl.col("_p") == 0).select(
         "_key",
         *[pl.col(c).cast(t) if c in grades.columns else pl.lit(None, t).alias(c) for c, t in _TURN.items()],
@@ -323,10 +315,7 @@ def _fast_grades(
             _, back = distinct(unique.select(by)[done], by)
             firsts = back.to_frame("_g").with_row_index("_i").group_by("_g", maintain_order=True).agg(pl.first("_i"))
             picked = done[firsts["_i"]]
-        items = [
-            (row, tables[row["_table"]] if row["_table"] is not None else None)
-            for row in unique[picked].iter_rows(named=True)
-        ]
+        items = _items(unique[picked], tables)
         program = {c: t for c, t in _TURN.items() if c.startswith("program_")}
         if rest:
             graded = map_chunks(partial(_grade_chunk, policy=rest[0], also=rest[1:], kind=kind), items, workers=workers)
@@ -344,7 +333,7 @@ def _fast_grades(
                 schema={"_key": pl.UInt32(), "_p": pl.Int64(), **text},
             )  # fmt: skip
             per_policy = pl.concat([per_policy, _compact(extra).select(per_policy.columns)]).sort("_key", "_p")
-    return keys, turns, _compact(per_policy)
+    return keys, turns, per_policy
 
 
 def _policy_grades(turn_keys: pl.DataFrame, parts: list[pl.DataFrame]) -> pl.DataFrame:
@@ -388,6 +377,11 @@ def _policy_grades(turn_keys: pl.DataFrame, parts: list[pl.DataFrame]) -> pl.Dat
     return grades.select(list(POLICY_GRADES))
 
 
+def _items(rows: pl.DataFrame, tables: dict[str, TableRows]) -> list[tuple[dict[str, Any], TableRows | None]]:
+    """Each row of distinct inputs with its table, as :func:`_grade_chunk` takes them."""
+    return [(row, tables[row["_table"]] if row["_table"] is not None else None) for row in rows.iter_rows(named=True)]
+
+
 def _grade_rows(
     joined: pl.DataFrame,
     tables: dict[str, TableRows],
@@ -418,10 +412,7 @@ def _grade_rows(
     )
     slow = unique.with_row_index("_key").filter(~pl.col("_key").is_in(fast_keys.implode()))
     slow_keys = slow["_key"].to_list()
-    items = [
-        (row, tables[row["_table"]] if row["_table"] is not None else None)
-        for row in slow.drop("_key").iter_rows(named=True)
-    ]
+    items = _items(slow.drop("_key"), tables)
     n_inputs = unique.height
     del keyed, unique, slow  # the distinct inputs' text (0.5 GB for a million outputs) is read
     graded = map_chunks(partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers)

@@ -50,29 +50,11 @@ def _readings(answer: str) -> tuple[bool, tuple[float, float, float] | None]:
     return verdict.correct, (number.fraction, number.value, number.value / 10.0**number.scale)
 
 
-def _near(x: float, y: float) -> bool:
-    return abs(x - y) <= _NEAR_REL * max(abs(x), abs(y)) + _NEAR_ABS
-
-
-def _may_agree(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
-    """False only when two numbers cannot agree under ``_AGREE``: every reading that can make
-    ``answers_match(pred, gold)`` correct compares the gold's fraction with the prediction's
-    fraction (exact, 5 decimals, tolerance), its value /100 or x100 (percent readings) or its
-    value (a ``%`` prediction read without its sign), or the two values in the units of the
-    scale word one of them has (scale reading), each within 1e-3 relative or 1e-5 absolute;
-    :func:`_near` is looser than all of them."""
-    (fa, va, ma), (fb, vb, mb) = a, b
-    return (
-        _near(ma, mb)
-        or any(_near(x, fb) for x in (fa, va, va / 100.0, va * 100.0))
-        or any(_near(x, fa) for x in (fb, vb, vb / 100.0, vb * 100.0))
-    )
-
-
 class _Agreement:
     """``_answers_agree`` on the answers of many turns, each distinct pair of strings decided
-    once: a string with itself by one ``answers_match``, two numbers that cannot agree
-    (:func:`_may_agree`) without any, every other pair as ``_answers_agree`` decides it."""
+    once: a string with itself by one ``answers_match``, a pair :func:`_some_agree` decided (two
+    numbers that cannot agree, :func:`_may_agree`) as it says, every other pair as
+    ``_answers_agree`` decides it."""
 
     def __init__(self) -> None:
         self._read: dict[str, tuple[bool, tuple[float, float, float] | None]] = {}
@@ -98,9 +80,7 @@ class _Agreement:
         key = (a, b) if a < b else (b, a)
         found = self._pairs.get(key)
         if found is None:
-            ra, rb = self.reading(a)[1], self.reading(b)[1]
-            found = (ra is None or rb is None or _may_agree(ra, rb)) and _answers_agree(a, b)
-            self._pairs[key] = found
+            found = self._pairs[key] = _answers_agree(a, b)
         return found
 
 
@@ -196,9 +176,27 @@ def _fast_readings(strings: pl.Series) -> pl.DataFrame:
     )
 
 
-def _near_expr(x: pl.Expr, y: pl.Expr) -> pl.Expr:
-    """:func:`_near` in polars (the same operations on the same doubles)."""
+def _near(x: pl.Expr, y: pl.Expr) -> pl.Expr:
     return (x - y).abs() <= pl.lit(_NEAR_REL) * pl.max_horizontal(x.abs(), y.abs()) + pl.lit(_NEAR_ABS)
+
+
+def _may_agree() -> pl.Expr:
+    """False only when two numbers (``fraction``, ``value``, ``_mant`` and the same with ``_b``)
+    cannot agree under ``_AGREE``: every reading that can make ``answers_match(pred, gold)`` correct
+    compares the gold's fraction with the prediction's fraction (exact, 5 decimals, tolerance), its
+    value /100 or x100 (percent readings) or its value (a ``%`` prediction read without its sign),
+    or the two values in the units of the scale word one of them has (scale reading), each within
+    1e-3 relative or 1e-5 absolute; :func:`_near` is looser than all of them. True for a side that
+    is not a number."""
+    fa, va, ma = pl.col("fraction"), pl.col("value"), pl.col("_mant")
+    fb, vb, mb = pl.col("fraction_b"), pl.col("value_b"), pl.col("_mant_b")
+    return (
+        fa.is_null()
+        | fb.is_null()
+        | _near(ma, mb)
+        | pl.any_horizontal(*(_near(x, fb) for x in (fa, va, va / 100.0, va * 100.0)))
+        | pl.any_horizontal(*(_near(x, fa) for x in (fb, vb, vb / 100.0, vb * 100.0)))
+    )
 
 
 def _some_agree(grouped: pl.DataFrame, agree: _Agreement) -> pl.Series:
@@ -227,15 +225,7 @@ def _some_agree(grouped: pl.DataFrame, agree: _Agreement) -> pl.Series:
     twice = counts.filter(pl.col("_n") >= 2).join(readings, on="answer").filter("_self").get_column("_row")
     left = counts.select("_row", "answer").join(readings, on="answer")
     pairs = left.join(left, on="_row", suffix="_b").filter(pl.col("answer") < pl.col("answer_b"))
-    fa, va, ma = pl.col("fraction"), pl.col("value"), pl.col("_mant")
-    fb, vb, mb = pl.col("fraction_b"), pl.col("value_b"), pl.col("_mant_b")
-    may = (
-        fa.is_null()
-        | fb.is_null()
-        | _near_expr(ma, mb)
-        | pl.any_horizontal(*(_near_expr(x, fb) for x in (fa, va, va / 100.0, va * 100.0)))
-        | pl.any_horizontal(*(_near_expr(x, fa) for x in (fb, vb, vb / 100.0, vb * 100.0)))
-    )
+    may = _may_agree()
     candidates = pairs.filter(may).select("_row", "answer", "answer_b")
     decided = candidates.select("answer", "answer_b").unique()
     agreeing = decided.filter(pl.Series([agree(a, b) for a, b in decided.iter_rows()], dtype=pl.Boolean()))

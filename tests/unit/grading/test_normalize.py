@@ -140,3 +140,14 @@ def test_parse_number_reads_back_thousands_separators(value: float) -> None:
 def test_parse_number_reads_back_repr(value: float) -> None:
     number = parse_number(repr(value))
     assert number is not None and number.value == value
+
+
+def test_the_fast_paths_scale_words_are_the_written_out_scale_exponents() -> None:
+    """``patterns.FAST_SCALE_WORD`` (what the fast path reads after a number) is the written-out
+    words of ``SCALE_EXPONENTS``, each read in the plural too."""
+    from workbench.grading import patterns
+    from workbench.grading.normalize import SCALE_EXPONENTS
+
+    words = patterns.FAST_SCALE_WORD.split("|")
+    assert set(words) == {w for w in SCALE_EXPONENTS if len(w) > 3 and not w.endswith("s")}
+    assert all(SCALE_EXPONENTS[w + "s"] == SCALE_EXPONENTS[w] for w in words)

@@ -28,8 +28,8 @@ from workbench.quality.agreement import (
     _Agreement,
     _answers_agree,
     _fast_readings,
-    _may_agree,
     _readings,
+    _some_agree,
     agreement_checks,
 )
 
@@ -83,25 +83,31 @@ def test_bundled_outputs_flag_the_same_as_every_pair_compared(
     assert flags["evidence"].str.contains(r"^\d+ of \d+ systems agree on ").all()
 
 
-def test_every_pair_of_one_records_answers_decides_as_answers_match(bundled_turns: pl.DataFrame) -> None:
+def _pairs_agree(pairs: list[tuple[str, str]]) -> list[bool]:
+    """Whether each pair agrees as ``_some_agree`` finds it (numbers filtered in polars), a pair a turn."""
+    return _some_agree(pl.DataFrame({"answer": [[a, b] for a, b in pairs]}), _Agreement()).to_list()
+
+
+def test_every_pair_of_one_records_answers_decides_as_answers_match(
+    bundled_turns: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Beyond the wrong answers the rule compares: every pair of distinct answers given to one
-    record (right and wrong, any turn), as the pair cache decides it and as written."""
+    record (right and wrong, any turn), as the polars filter and the pair cache decide it and as
+    written; most pairs of numbers are decided without ``answers_match``."""
     answers = (
         bundled_turns.filter(pl.col("answer").is_not_null())
         .group_by("record_id")
         .agg(pl.col("answer").unique(maintain_order=True))
     )
-    agree = _Agreement()
-    pairs = skipped = 0
-    for values in answers["answer"].to_list():
-        for i, a in enumerate(values):
-            for b in values[i:]:
-                assert agree(a, b) == _answers_agree(a, b), (a, b)
-                ra, rb = _readings(a)[1], _readings(b)[1]
-                skipped += ra is not None and rb is not None and not _may_agree(ra, rb)
-                pairs += 1
-    assert pairs > 1000
-    assert 0 < skipped < pairs  # the numeric filter decides most pairs without answers_match
+    pairs = [(a, b) for values in answers["answer"].to_list() for i, a in enumerate(values) for b in values[i:]]
+    expected = [_answers_agree(a, b) for a, b in pairs]
+    calls: list[tuple[str, str]] = []
+    with monkeypatch.context() as patched:
+        patched.setattr(agreement, "_answers_agree", lambda a, b: calls.append((a, b)) or _answers_agree(a, b))
+        found = _pairs_agree(pairs)
+    assert found == expected
+    assert len(pairs) > 1000
+    assert 0 < len(calls) < len(pairs) / 2  # the numeric filter decides most pairs without answers_match
 
 
 # --------------------------------------------------------------------------- generated number spellings
@@ -131,8 +137,8 @@ def test_generated_numbers_decide_as_answers_match(
 ) -> None:
     a = _spell(base, spelled[0], decimals[0])
     b = _spell(base * factor, spelled[1], decimals[1])
+    assert _pairs_agree([(a, b), (a, a)]) == [_answers_agree(a, b), _answers_agree(a, a)], (a, b)
     assert _Agreement()(a, b) == _answers_agree(a, b), (a, b)
-    assert _Agreement()(a, a) == _answers_agree(a, a), a
 
 
 @settings(max_examples=300)
