@@ -24,7 +24,7 @@ import polars as pl
 
 from workbench.grading.program import TableRows
 
-__all__ = ["POOL_THRESHOLD", "CHUNK_SIZE", "distinct", "map_chunks", "same_tables"]
+__all__ = ["POOL_THRESHOLD", "CHUNK_SIZE", "distinct", "first_rows", "map_chunks", "same_tables"]
 
 #: Below this many items :func:`map_chunks` runs in this process (a pool costs ~1 s to start).
 POOL_THRESHOLD = 20_000
@@ -76,6 +76,19 @@ def distinct(frame: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, pl
     )
     index = grouped.select("_key", "_row").explode("_row").sort("_row")["_key"]
     return grouped.select(keys), index
+
+
+def first_rows(index: pl.Series) -> pl.Series:
+    """For each distinct key of :func:`distinct`'s ``index`` (in key order), the first row that
+    has it.
+
+    Examples
+    --------
+    >>> first_rows(pl.Series([0, 1, 0, 2, 1], dtype=pl.UInt32)).to_list()
+    [0, 1, 3]
+    """
+    rows = index.to_frame("_key").with_row_index("_row").group_by("_key", maintain_order=True).agg(pl.first("_row"))
+    return rows.get_column("_row")
 
 
 def same_tables(tables: Mapping[str, TableRows]) -> dict[str, str]:

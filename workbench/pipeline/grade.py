@@ -26,7 +26,7 @@ from workbench.grading.program import ProgramResult, TableRows
 from workbench.grading.status import GradeStatus, MatchReason
 from workbench.grading.turn import grade_program, grade_turn, prefetch_turns
 from workbench.io.gold import GoldDataset
-from workbench.parallel import distinct, map_chunks, same_tables
+from workbench.parallel import distinct, first_rows, map_chunks, same_tables
 from workbench.pipeline import fastpath
 from workbench.quality.checks import run_checks, top_category
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS
@@ -313,8 +313,7 @@ def _fast_grades(
         if not rest:  # only the program columns: they depend on the programs and the table alone
             by = [c for c in _PROGRAM_INPUTS if c in unique.columns]
             _, back = distinct(unique.select(by)[done], by)
-            firsts = back.to_frame("_g").with_row_index("_i").group_by("_g", maintain_order=True).agg(pl.first("_i"))
-            picked = done[firsts["_i"]]
+            picked = done[first_rows(back)]
         items = _items(unique[picked], tables)
         program = {c: t for c, t in _TURN.items() if c.startswith("program_")}
         if rest:

@@ -80,7 +80,7 @@ import polars as pl
 from workbench.grading.program import Node, ProgramSyntaxError, parse_program
 from workbench.grading.table import TableRows
 from workbench.io.gold import GoldDataset, document_table
-from workbench.parallel import distinct
+from workbench.parallel import distinct, first_rows
 from workbench.quality.agreement import agreement_checks
 from workbench.quality.display import display_flags, question_flags
 from workbench.quality.document import Numbers, argument_flags, document_numbers, program_flags, text_numbers
@@ -158,10 +158,9 @@ def gold_checks(gold: GoldDataset) -> pl.DataFrame:
     conversations = ordered.group_by("record_id", maintain_order=True).agg(pl.struct(content).alias("_turns"))
     unique, which = distinct(conversations, ["_turns"])
     record_ids = conversations.get_column("record_id").to_list()
-    firsts = which.to_frame("_u").with_row_index("_i").group_by("_u", maintain_order=True).agg(pl.first("_i"))
     found = [
         _conversation_flags([{**turn, "record_id": record_ids[i]} for turn in turns], documents, has_display)
-        for i, turns in zip(firsts.get_column("_i").to_list(), unique.get_column("_turns").to_list(), strict=True)
+        for i, turns in zip(first_rows(which).to_list(), unique.get_column("_turns").to_list(), strict=True)
     ]
     rows: list[dict[str, Any]] = []
     seen: set[int] = set()

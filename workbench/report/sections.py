@@ -396,7 +396,7 @@ def upstream_table(run: Run) -> tables.HtmlBlock | None:
     return tables.html_table(frame, caption=caption, sortable=True, keys=2)
 
 
-__all__ += ["COMPARE_SECTIONS", "item_word", "compare_title", "compare_heading"]
+__all__ += ["COMPARE_SECTIONS", "compare_title", "compare_heading"]
 
 #: The sections of the 04-compare-systems page, by key (as :data:`SECTIONS`; shown by :func:`compare_heading`).
 COMPARE_SECTIONS: Mapping[str, Section] = MappingProxyType(
@@ -463,11 +463,6 @@ COMPARE_SECTIONS: Mapping[str, Section] = MappingProxyType(
         ),
     }
 )
-
-
-def item_word(run: Run) -> str:
-    """What the run's pages count (:attr:`workbench.pipeline.run.Run.item`)."""
-    return run.item
 
 
 def compare_title(run: Run) -> Markdown:

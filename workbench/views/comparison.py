@@ -101,7 +101,7 @@ def _pairs_caption(pairs: pl.DataFrame) -> str:
 def pairs_table(pairs: pl.DataFrame, item: str = "turn") -> HtmlBlock:
     """Every pair of systems (``pairs`` from :func:`workbench.analysis.comparison.all_pairs`), one
     row each in the order given; ``item`` is what the counts count (``"turn"``, or
-    ``"problem"`` for single questions: :func:`workbench.report.sections.item_word`).
+    ``"problem"`` for single questions: :attr:`workbench.pipeline.run.Run.item`).
 
     Examples
     --------

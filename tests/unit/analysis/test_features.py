@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from gold_sets import EVERY_LAYOUT
 from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -113,15 +114,7 @@ def _turn_by_turn(turns: pl.DataFrame, tables: dict[str, TableRows]) -> pl.DataF
     return pl.DataFrame(rows, schema=FEATURES, orient="row")
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        "data/convfinqa/dev.json",
-        "tests/fixtures/convfinqa/original_train_subset_50.json",
-        "data/gsm8k/test.jsonl",
-        "tests/fixtures/math/math500_test_7.json",
-    ],
-)
+@pytest.mark.parametrize("path", EVERY_LAYOUT)
 def test_features_are_those_of_each_conversation_computed_alone(path: str) -> None:
     """Conversations that differ only in what the features do not read (a display without %, an
     executed answer that is not yes/no, questions with the same cue, values without programs)

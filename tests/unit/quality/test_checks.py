@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from gold_sets import EVERY_LAYOUT
 from polars.testing import assert_frame_equal
 
 from workbench.config import project_root, resolve
@@ -466,16 +467,7 @@ def test_flag_counts_and_top_category() -> None:
 
 
 # --------------------------------------------------------------------------- conversations skipped unread
-@pytest.mark.parametrize(
-    "path",
-    [
-        "data/convfinqa/dev.json",
-        "tests/fixtures/convfinqa/original_train_subset_50.json",
-        "data/gsm8k/test.jsonl",
-        "tests/fixtures/math/math500_test_7.json",
-        "tests/fixtures/math/hendrycks_math_test_8.jsonl",
-    ],
-)
+@pytest.mark.parametrize("path", EVERY_LAYOUT)
 def test_gold_checks_skip_only_conversations_that_raise_no_flag(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The conversations ``checks._SILENT`` leaves unread raise no flag when read: every gold set
     flags the same with every conversation read."""
