@@ -75,7 +75,8 @@ def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame]]:
     Raises
     ------
     InputError
-        When a file of the folder is missing (one line naming it).
+        When a file of the folder is missing, or a policy-grades column holds another type than
+        :data:`~workbench.schema.POLICY_GRADES` says (text where it says categories is read as them).
     """
     paths = graded_paths(folder)
     for path in paths.values():
@@ -89,6 +90,15 @@ def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame]]:
     tables = {name: pl.read_parquet(paths[name]) for name in GRADED_TABLES}
     # a folder written while the policy grades' few-valued columns were text reads as today's
     grades = tables["policy_grades"]
+    for name, dtype in POLICY_GRADES.items():
+        found = grades.schema.get(name)
+        if found is not None and found != dtype and not (found == pl.String and dtype == pl.Categorical):
+            raise InputError(
+                str(paths["policy_grades"]),
+                f"column {name} holds {found}, not {dtype}",
+                field=name,
+                fix="grade the run again ('workbench grade ... --out FOLDER')",
+            )
     tables["policy_grades"] = grades.with_columns(
         [pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if c in grades.columns and grades.schema[c] != t]
     )

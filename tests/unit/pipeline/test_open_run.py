@@ -82,6 +82,21 @@ def test_a_folder_whose_policy_grades_hold_text_opens_with_categories(graded: tu
     assert both.height == 2 * fresh.policy_grades.height
 
 
+def test_a_policy_grades_column_of_another_type_is_refused_in_one_line(
+    graded: tuple[Run, Path], tmp_path: Path
+) -> None:
+    fresh, folder = graded
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    path = copy / "graded/policy_grades.parquet"
+    pl.read_parquet(path).with_columns(pl.lit(1).alias("answer_source")).write_parquet(path)
+    with pytest.raises(InputError) as caught:
+        open_run(copy / "graded")
+    message = str(caught.value)
+    assert "policy_grades.parquet" in message and "answer_source" in message and "grade the run again" in message
+    assert "\n" not in message
+
+
 def test_opening_without_a_config_reads_the_recorded_one(graded: tuple[Run, Path]) -> None:
     fresh, folder = graded
     opened = open_run(folder / "graded")
