@@ -445,7 +445,7 @@ def decide(
     df = df.with_columns(_cues(df).alias("_cue"))  # once per row, not per row and source
     # one block of df's rows, in df's order, per source
     blocks = sorted(sources)
-    long = pl.concat([selected(name) for name in blocks]).collect()
+    long = pl.concat([selected(name) for name in blocks]).collect(engine=fastmatch.ENGINE)
     long = long.with_columns(_stated(long).alias("_stated"))
     # each distinct comparison is made once: systems give the same answers to the same questions
     compared = ["answer", "gold_executed", "_display", "_cue", "_stated"]
@@ -463,7 +463,7 @@ def decide(
         pairs = fastmatch.official(pairs)
     if "exact_string" in matchers:
         pairs = fastmatch.exact_string(pairs)
-    pairs = pairs.collect().sort("_pair")  # the matchers reorder rows
+    pairs = pairs.collect(engine=fastmatch.ENGINE).sort("_pair")  # the matchers reorder rows
     rel_tol = next((p.numbers.rel_tol for _, p in chosen if p.matcher == "cascade"), DEFAULT_POLICY.rel_tol)
     verdicts = ["_g_ok"]
     enums = (pl.field("status").cast(STATUS_DTYPE), pl.field("reason").cast(REASON_DTYPE))
