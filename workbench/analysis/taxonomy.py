@@ -174,17 +174,27 @@ def classify_error(evidence: ErrorEvidence, *, table: TableRows | None = None) -
     return ErrorType.WRONG_VALUE
 
 
-def _carried(turns: pl.DataFrame) -> pl.DataFrame:
-    """``system, record_id, turn, carried``: whether a turn builds on an earlier wrong turn."""
+def _carried(turns: pl.DataFrame) -> pl.Series:
+    """Per row of ``turns``, whether the turn builds on an earlier wrong turn (``carried``). Only
+    the turns that build on some earlier turn are looked up: a benchmark of single questions has
+    none, and a join of a million turns on their keys holds hash tables of their ids."""
     keys = ["system", "record_id"]
-    earlier = turns.select(*keys, pl.col("turn").alias("depends_on"), pl.col("correct").alias("earlier_correct"))
-    return (
-        turns.select(*keys, "turn", "depends_on")
-        .explode("depends_on")
-        .join(earlier, on=[*keys, "depends_on"], how="left")
-        .group_by(*keys, "turn")
-        .agg((pl.col("earlier_correct") == False).any().alias("carried"))  # noqa: E712 (null stays null)
+    builds_on = (pl.col("depends_on").list.len() > 0).fill_null(False)
+    rows = turns.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"), *keys, "depends_on").filter(builds_on)
+    carried = pl.repeat(False, turns.height, dtype=pl.Boolean, eager=True).alias("carried")
+    if rows.is_empty():
+        return carried
+    records = rows.get_column("record_id").unique().implode()
+    earlier = turns.filter(pl.col("record_id").is_in(records)).select(
+        *keys, pl.col("turn").alias("depends_on"), pl.col("correct").alias("earlier_correct")
     )
+    flags = (
+        rows.explode("depends_on")
+        .join(earlier, on=[*keys, "depends_on"], how="left")
+        .group_by("_row")
+        .agg((pl.col("earlier_correct") == False).any().alias("carried"))  # noqa: E712 (null is not wrong)
+    )
+    return carried.scatter(flags.get_column("_row"), flags.get_column("carried"))
 
 
 def error_types(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = None) -> pl.Series:
@@ -196,7 +206,6 @@ def error_types(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = No
     """
     tables = tables or {}
     canonical = same_tables(tables)
-    flags = _carried(turns)
     columns = (
         "status",
         "reason",
@@ -210,7 +219,7 @@ def error_types(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = No
     keys = ["system", "record_id", "turn"]
     read = [c for c in (*columns, "correct", "doc_id") if c in turns.columns and c not in keys]
     # the columns read, not the whole table: a join copies every column it carries
-    frame = turns.select(*keys, *read).join(flags, on=keys, how="left", maintain_order="left")
+    frame = turns.select(*keys, *read).with_columns(_carried(turns))
     present = [c for c in columns if c in frame.columns]
     table = (
         pl.col("doc_id").replace_strict(canonical, default=None, return_dtype=pl.String)

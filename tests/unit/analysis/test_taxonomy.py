@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from workbench.analysis.taxonomy import ErrorEvidence, ErrorType, classify_error
+from workbench.analysis.taxonomy import ErrorEvidence, ErrorType, classify_error, error_types
 from workbench.pipeline.run import Run
 
 
@@ -104,3 +104,31 @@ def test_error_type_counts_of_the_bundled_run(two_dev_runs: Run) -> None:
         "percent": 3,
         "arithmetic_slip": 3,
     }
+
+
+def test_carried_errors_are_looked_up_only_where_a_turn_builds_on_another() -> None:
+    # two systems, one conversation each; turn 1 builds on turn 0, turn 2 on a turn nobody graded
+    turns = pl.DataFrame(
+        {
+            "system": ["a", "a", "a", "b", "b", "b"],
+            "record_id": ["r"] * 6,
+            "turn": [0, 1, 2, 0, 1, 2],
+            "correct": [False, False, False, True, False, False],
+            "status": ["ok"] * 6,
+            "reason": ["scale", "scale", "scale", "exact", "scale", "scale"],
+            "program_correct": [None] * 6,
+            "predicted_program": [None] * 6,
+            "gold_program": [None] * 6,
+            "pred_value": [None] * 6,
+            "gold_value": [None] * 6,
+            "depends_on": [[], [0], [7], [], [0], [7]],
+        },
+        schema_overrides={"depends_on": pl.List(pl.Int32), "program_correct": pl.Boolean, "pred_value": pl.Float64,
+                          "gold_value": pl.Float64, "predicted_program": pl.String, "gold_program": pl.String},
+    )  # fmt: skip
+    types = turns.with_columns(error_types(turns).alias("error_type"))["error_type"].to_list()
+    # a's turn 1 builds on a wrong turn 0; b's turn 0 was right; an ungraded turn carries nothing
+    assert types == ["scale", "carried_error", "scale", None, "scale", "scale"]
+    # a benchmark of single questions (no turn builds on another) has no carried error
+    single = turns.with_columns(pl.lit([], dtype=pl.List(pl.Int32)).alias("depends_on"))
+    assert "carried_error" not in error_types(single).to_list()
