@@ -347,32 +347,45 @@ def _policy_grades(turn_keys: pl.DataFrame, parts: list[pl.DataFrame]) -> pl.Dat
     parts.clear()
     turn_keys = turn_keys.sort("system", "record_id", "turn", maintain_order=True)
     n = per_key.get_column("_p").n_unique()
+    height = per_key.height
     # the row of (key, p) when every key has one row for each p in 0..n-1: its slot key * n + p
+    # (32-bit positions; each slot filled once is checked by counting, not by hashing)
     slot = per_key.select((pl.col("_key").cast(pl.Int64) * n + pl.col("_p")).alias("_slot"))["_slot"]
     regular = (
-        per_key.height > 0
+        height > 0
+        and height < 2**32
         and per_key.get_column("_p").is_between(0, n - 1).all()
         and slot.min() == 0
-        and slot.max() == per_key.height - 1
-        and slot.n_unique() == per_key.height
-        and (turn_keys.get_column("_key").max() or 0) < per_key.height // n  # type: ignore[operator]
+        and slot.max() == height - 1
+        and (turn_keys.get_column("_key").max() or 0) < height // n  # type: ignore[operator]
     )
+    if regular:
+        slot = slot.cast(pl.UInt32)
+        regular = pl.zeros(height, dtype=pl.Boolean, eager=True).scatter(slot, True).all()
     if not regular:
         return turn_keys.join(per_key, on="_key", how="inner", maintain_order="left_right").select(
             [pl.col(c).cast(t) for c, t in POLICY_GRADES.items()]
         )
-    order = pl.zeros(per_key.height, dtype=pl.Int64, eager=True).scatter(
-        slot, pl.int_range(per_key.height, dtype=pl.Int64, eager=True)
+    order = pl.zeros(height, dtype=pl.UInt32, eager=True).scatter(
+        slot, pl.int_range(height, dtype=pl.UInt32, eager=True)
     )
-    first = pl.col("_key").cast(pl.Int64) * n
-    take = order.gather(turn_keys.select(pl.int_ranges(first, first + n).explode().alias("_take"))["_take"])
-    turns = turn_keys.select(pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(n).explode().alias("_turn"))["_turn"]
+    del slot
+    # the turns' rows, each repeated n times, and the row of per_key each one takes
+    position = pl.int_range(turn_keys.height * n, dtype=pl.UInt32, eager=True)
+    turns = position // n
+    keys = turn_keys.get_column("_key").cast(pl.UInt32).gather(turns)
+    take = order.gather(keys * n + position % n)
+    del order, position, keys
     grades = turn_keys.select("system", "record_id", "turn").gather(turns)
+    del turns
     for name, dtype in POLICY_GRADES.items():
         if name not in grades.columns:
-            # from one chunk: gathering text from several copies the text, from one its views
-            grades = grades.with_columns(per_key.get_column(name).rechunk().gather(take).cast(dtype))
+            column = per_key.get_column(name)
+            if column.dtype == pl.String():  # from one chunk: gathering text from several copies the text
+                column = column.rechunk()
             per_key = per_key.drop(name)
+            grades = grades.with_columns(column.gather(take).cast(dtype))
+            del column
     return grades.select(list(POLICY_GRADES))
 
 

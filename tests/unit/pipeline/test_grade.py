@@ -269,3 +269,52 @@ def test_program_columns_of_fast_path_inputs_are_graded_once_per_program(
     )
     distinct_programs = programs.select("predicted_program", "gold_program", "doc_id").n_unique()
     assert sent[0] <= distinct_programs < programs.height
+
+
+def _per_key(keys: list[int], policies: int) -> pl.DataFrame:
+    """Grade rows of ``keys`` under ``policies`` policies, in the dtypes the grading builds."""
+    from workbench.schema import POLICY_GRADES
+
+    rows = [(k, p) for k in keys for p in range(policies)]
+    return pl.DataFrame(
+        {
+            "_key": pl.Series([k for k, _ in rows], dtype=pl.UInt32),
+            "_p": pl.Series([p for _, p in rows], dtype=pl.Int64),
+            "policy": [f"policy {p}" for _, p in rows],
+            "correct": [(k + p) % 2 == 0 for k, p in rows],
+            "status": ["ok"] * len(rows),
+            "reason": ["exact"] * len(rows),
+            "answer": [f"{k}.{p}" for k, p in rows],
+            "answer_source": ["answer"] * len(rows),
+            "extraction_rule": [None] * len(rows),
+            "detail": [f"detail of key {k} under policy {p}" for k, p in rows],
+            "pred_value": [k + p / 10 for k, p in rows],
+        }
+    ).with_columns(pl.col(c).cast(POLICY_GRADES[c]) for c in POLICY_GRADES if c not in ("system", "record_id", "turn"))
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_policy_grades_by_position_are_those_of_a_join(missing: bool) -> None:
+    from workbench.pipeline.grade import _policy_grades
+    from workbench.schema import POLICY_GRADES
+
+    # five distinct inputs, graded in two parts (the fast path's, the cascade's); seven turns share them
+    parts = [_per_key([0, 2, 3], 3), _per_key([1, 4], 3)]
+    if missing:  # a key without a row for one policy: not every slot is filled, so the join decides
+        parts[1] = parts[1].filter(~((pl.col("_key") == 4) & (pl.col("_p") == 2)))
+    turn_keys = pl.DataFrame(
+        {
+            "system": ["b", "a", "a", "b", "a", "b", "a"],
+            "record_id": ["r2", "r1", "r0", "r0", "r2", "r1", "r3"],
+            "turn": pl.Series([0, 0, 0, 0, 0, 0, 1], dtype=pl.Int32),
+            "_key": pl.Series([4, 1, 0, 0, 3, 2, 4], dtype=pl.UInt32),
+        }
+    )
+    expected = (
+        turn_keys.sort("system", "record_id", "turn")
+        .join(pl.concat(parts), on="_key", how="inner", maintain_order="left_right")
+        .select([pl.col(c).cast(t) for c, t in POLICY_GRADES.items()])
+    )
+    got = _policy_grades(turn_keys, [p.clone() for p in parts])
+    assert_frame_equal(got, expected)
+    assert got.height == 7 * 3 - 2 * missing  # key 4 is two turns' input
