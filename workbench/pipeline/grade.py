@@ -376,17 +376,20 @@ def _policy_grades(turn_keys: pl.DataFrame, parts: list[pl.DataFrame]) -> pl.Dat
     keys = turn_keys.get_column("_key").cast(pl.UInt32).gather(turns)
     take = order.gather(keys * n + position % n)
     del order, position, keys
-    grades = turn_keys.select("system", "record_id", "turn").gather(turns)
-    del turns
+    per_key = per_key.select([c for c in POLICY_GRADES if c in per_key.columns])
+    # the grades' own columns first, each let go once copied, then the turns' (which add to it)
+    columns = {}
     for name, dtype in POLICY_GRADES.items():
-        if name not in grades.columns:
+        if name in per_key.columns:
             column = per_key.get_column(name)
             if column.dtype == pl.String():  # from one chunk: gathering text from several copies the text
                 column = column.rechunk()
             per_key = per_key.drop(name)
-            grades = grades.with_columns(column.gather(take).cast(dtype))
+            columns[name] = column.gather(take).cast(dtype)
             del column
-    return grades.select(list(POLICY_GRADES))
+    del per_key, take
+    keys = turn_keys.select("system", "record_id", "turn").gather(turns)
+    return keys.hstack(list(columns.values())).select(list(POLICY_GRADES))
 
 
 def _items(rows: pl.DataFrame, tables: dict[str, TableRows]) -> list[tuple[dict[str, Any], TableRows | None]]:
