@@ -349,8 +349,10 @@ TEXT_NUMBER_AFTER = (
 )
 
 #: Where :data:`TEXT_NUMBER_AFTER` and :data:`TEXT_NUMBER` may read differently: a ``%`` followed by
-#: what can start a number, or a fraction followed by decimals.
-FAST_NUMBER_UNSAFE = r"%[-$.0-9]|/ ?\d+\.\d"
+#: what can start a number (a digit, ``$``, ``.``, a hyphen or another minus sign: ``5%\u22126``
+#: is ``5%`` and ``\u22126`` to Python, ``5%`` and ``6`` to polars), or a fraction followed by
+#: decimals.
+FAST_NUMBER_UNSAFE = rf"%[-{MINUS_CHARS}$.0-9]|/ ?\d+\.\d"
 
 #: What follows the only ``\boxed`` of an output when it is one balanced box whose content has no
 #: brace and no backslash (the box the fast path reads; brace matching finds the same content).

@@ -181,6 +181,8 @@ TABLE: list[tuple[dict[str, Any], str, bool]] = [
     # left to the cascade: LaTeX, expressions, scale words, text, programs, rounding ties
     ({"raw_output": "so $\\boxed{\\frac{1}{2}}$", "gold_executed": "0.5"}, "exact", False),
     ({"predicted_answer": "$48.7m", "gold_executed": "48700000"}, "exact", False),
+    # a minus sign right after a percentage: Python reads -6, the polars pattern 6
+    ({"raw_output": "It grew by\n5%\u22126 points", "gold_executed": "6"}, "sign_flip", False),
     ({"predicted_answer": "48.7 Million", "gold_executed": "48700000"}, "exact", False),
     ({"predicted_answer": "5 Percent", "gold_executed": "0.05"}, "exact", False),
     ({"predicted_answer": "5\u00a0", "gold_executed": "5"}, "exact", False),
@@ -307,6 +309,40 @@ _own_answers = st.fixed_dictionaries(
         "predicted_unit": st.sampled_from([None, None, "percent", "ratio", "raw"]),
     }
 )
+
+
+#: Outputs whose numbers touch: a ``%`` before a number, a fraction before decimals (the
+#: calculator annotations ``<<80/26.6=3.0>>``), signs and separators, with characters no number
+#: holds between them, over several lines; the last number decides flexible extraction.
+_glued = st.lists(
+    st.one_of(
+        _decorated,
+        st.sampled_from(["5", "26", "2.5", ".5", "80", "1,234", "3.0", "%", "/", " / ", "$", "-", "\u2212", "\u2013",
+                         "=", "<<", ">>", " ", "  ", "\n", "x", "e", "E5", "+", ",", ".", "apples", "$x$", "is"]),
+        st.sampled_from(["5%\u22126", "5%\u20136", "5%-6", "5%$6", "5%.5", "5%6", "80/26.6", "3 / 4.5", "1/2.5",
+                         "<<80/26.666666666666668=3.0>>", "3/4.", "2%%5"]),
+    ),
+    min_size=1,
+    max_size=12,
+).map(lambda parts: "So\n" + "".join(parts))  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries({"raw_output": _glued, "gold_executed": _decorated, "question": _questions}),
+        min_size=1,
+        max_size=6,
+    ),
+    benchmark=st.sampled_from(["convfinqa", "gsm8k"]),
+)
+@example(
+    rows=[{"raw_output": "It grew by\n5%\u22126 points", "gold_executed": "6", "question": None}], benchmark="gsm8k"
+)
+def test_the_last_number_where_numbers_touch(rows: list[dict[str, Any]], benchmark: str) -> None:
+    policies = [for_benchmark(p, benchmark) for p in MODELLED]
+    decided = fast_equals_cascade(_frame(rows), policies)
+    event(f"the fast path decides {decided.len()} of {len(rows)} rows")
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
