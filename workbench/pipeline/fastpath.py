@@ -144,6 +144,33 @@ def _last_marker(raw: pl.Expr, pattern: str, group: int) -> tuple[pl.Expr, pl.Ex
     return last, last.str.extract(pattern, group)
 
 
+#: Every character a match of :data:`~workbench.grading.patterns.TEXT_NUMBER` can hold (a regex
+#: class); any other character is in no match of either pattern.
+_IN_NUMBERS = f"[-{patterns.MINUS_CHARS}0-9,.eE+$ /%]"
+
+
+def _unsafe(scan: pl.Expr, after: pl.Expr) -> pl.Expr:
+    """Whether the last number of ``scan`` may be another to Python (``TEXT_NUMBER``) than to
+    polars (``TEXT_NUMBER_AFTER``, read with a space in front; ``after`` is the text after its last
+    match). The two read alike from a character no number holds (neither pattern's match runs
+    across one; both read on from it as from the start of a text) up to the first place where they
+    may not (:data:`~workbench.grading.patterns.FAST_NUMBER_UNSAFE`), and Python reads no number
+    in ``after`` that polars does not, but one right after a match ending in ``%``. So only the run
+    of number characters around the last match is looked at: from the last such character before
+    the number (the character polars matched in front of it, or one before) to the first after
+    it. Calculator annotations (``<<80/26.666666666666668=3.0>>``) put a fraction before decimals
+    in a tenth of GSM8K outputs, far from the last number."""
+    spaced = pl.lit(" ") + scan
+    match = spaced.str.extract_all(patterns.TEXT_NUMBER_AFTER).list.last()  # with the character in front
+    head = spaced.str.slice(0, spaced.str.len_chars() - after.str.len_chars() - match.str.len_chars())
+    lead_holds = match.str.slice(0, 1).str.contains(f"^{_IN_NUMBERS}$")
+    before = pl.when(lead_holds).then(head.str.extract(f"({_IN_NUMBERS}*)$", 1)).otherwise(pl.lit(""))
+    number = pl.when(lead_holds).then(match).otherwise(match.str.slice(1))
+    window = pl.concat_str(before, number, after.str.extract(f"^({_IN_NUMBERS}*)", 1))
+    # no number at all: Python finds none either (it differs only next to a number polars reads)
+    return match.is_not_null() & window.str.contains(patterns.FAST_NUMBER_UNSAFE)
+
+
 def _extract(frame: pl.DataFrame) -> pl.DataFrame:
     """Strict and flexible extraction of readable, non-blank outputs (``_row``, ``raw_output``): for
     each, ``ok`` (decided), ``answer`` (null: none found) and ``rule``; one row per row of ``frame``."""
@@ -219,7 +246,7 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
     scan = pl.col("_scan")
     blanked = raw.str.replace_all(patterns.FAST_FENCED_CODE, "${keep}  ")
     has_code = raw.str.contains("```", literal=True)
-    plain = ~raw.str.contains("\\", literal=True) & ~scan.str.contains(patterns.FAST_NUMBER_UNSAFE) & not_bare
+    plain = ~raw.str.contains("\\", literal=True) & not_bare
     frame = frame.with_columns(
         found_marker.alias("_found"),
         marker.alias("_cleaned"),
@@ -248,9 +275,17 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
             "_last": last,
             "_number_wins": after_number.list.last().str.len_chars() <= after_formula.list.last().str.len_chars(),
             "_formulas": after_formula.list.len() > 1,
+            "_maybe_apart": scan.str.contains(patterns.FAST_NUMBER_UNSAFE),
         },
-        {"_last": text, "_number_wins": flag, "_formulas": flag},
+        {"_last": text, "_number_wins": flag, "_formulas": flag, "_maybe_apart": flag},
     )
+    # where the two patterns may read apart somewhere, whether they may at the last number
+    frame = _on(
+        frame,
+        pl.col("_maybe_apart").fill_null(False),
+        {"_apart": _unsafe(scan, after_number.list.last())},
+        {"_apart": flag},
+    ).with_columns((pl.col("_plain") & ~pl.col("_apart").fill_null(False)).alias("_plain"))
     found, cleaned, last = pl.col("_found"), pl.col("_cleaned"), pl.col("_last")
     none = pl.lit(ExtractionRule.NONE.value)
     plain_last = pl.col("_plain").fill_null(False) & (
