@@ -48,7 +48,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/mypy --strict workbench/grading
+	$(BIN)/mypy --strict workbench/grading workbench/pipeline/fastpath.py workbench/pipeline/fastmatch.py
 
 clean:
 	rm -rf $(VENV) reports/*/ .pytest_cache .hypothesis

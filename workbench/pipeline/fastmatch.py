@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 import polars as pl
+from polars.expr.whenthen import ChainedThen, Then
 
 from workbench.grading import patterns
 from workbench.grading.compare import MatchPolicy
@@ -409,19 +410,19 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     # which rule decides, then the verdict's fields by rule (a chain of literals, not of structs)
     nonzero = pl.col("_nonzero")
     scaled = nonzero & pl.col("_scaled")
-    rule = pl.when("_exact").then(pl.lit("exact")).when("_round5").then(pl.lit("round5"))
-    rule = rule.when("_tol").then(pl.lit("tolerance")).when("_reported").then(pl.lit("reported"))
+    which = pl.when("_exact").then(pl.lit("exact")).when("_round5").then(pl.lit("round5"))
+    which = which.when("_tol").then(pl.lit("tolerance")).when("_reported").then(pl.lit("reported"))
     for name in ("exact", "round5", "tol", "reported"):
-        rule = rule.when(f"_s_{name}").then(pl.lit(f"s_{name}"))
+        which = which.when(f"_s_{name}").then(pl.lit(f"s_{name}"))
     for i in range(len(readings)):
         hits = pl.col(f"_hit{i}")
-        rule = rule.when(hits & pl.col(f"_allowed{i}")).then(pl.lit(f"reading{i}"))
-        rule = rule.when(hits).then(pl.lit(f"confusion{i}"))
-    rule = rule.when(nonzero & pl.col("_flip")).then(pl.lit("sign_flip"))
+        which = which.when(hits & pl.col(f"_allowed{i}")).then(pl.lit(f"reading{i}"))
+        which = which.when(hits).then(pl.lit(f"confusion{i}"))
+    which = which.when(nonzero & pl.col("_flip")).then(pl.lit("sign_flip"))
     for i in range(len(shifts)):
-        rule = rule.when(nonzero & pl.col(f"_round{i}")).then(pl.lit(f"rounding{i}"))
-    rule = rule.when(scaled & (k.abs() == 2)).then(pl.lit("scaled_pc")).when(scaled).then(pl.lit("scaled"))
-    lf = lf.with_columns(rule.otherwise(pl.lit("wrong")).alias("_rule"))
+        which = which.when(nonzero & pl.col(f"_round{i}")).then(pl.lit(f"rounding{i}"))
+    which = which.when(scaled & (k.abs() == 2)).then(pl.lit("scaled_pc")).when(scaled).then(pl.lit("scaled"))
+    lf = lf.with_columns(which.otherwise(pl.lit("wrong")).alias("_rule"))
     rule = pl.col("_rule")
     reasons = {
         "exact": MatchReason.EXACT,
@@ -454,7 +455,7 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     )
     f2 = pl.when(rule.is_in(["exact", "round5", "tolerance"])).then(g).when(rule == "wrong").then(gm)
     f2 = f2.when(rule.is_in(["s_exact", "s_round5", "s_tol"])).then(g2)
-    said = pl.when(rule.is_in(["reported", "s_reported"])).then(pdec.cast(pl.String))
+    said: Then | ChainedThen = pl.when(rule.is_in(["reported", "s_reported"])).then(pdec.cast(pl.String))
     for i, (value, _, how, _) in enumerate(readings):
         f1 = f1.when(rule == f"reading{i}").then(value)
         f2 = f2.when(rule == f"reading{i}").then(g)

@@ -498,19 +498,19 @@ def decide(
         pairs = fastmatch.official(pairs)
     if "exact_string" in matchers:
         pairs = fastmatch.exact_string(pairs)
-    pairs = pairs.collect(engine=fastmatch.ENGINE).sort("_pair")  # the matchers reorder rows
+    compared_pairs = pairs.collect(engine=fastmatch.ENGINE).sort("_pair")  # the matchers reorder rows
     rel_tol = next((p.numbers.rel_tol for _, p in chosen if p.matcher == "cascade"), DEFAULT_POLICY.rel_tol)
     verdicts = ["_g_ok"]
     enums = (pl.field("status").cast(STATUS_DTYPE), pl.field("reason").cast(REASON_DTYPE))
     for name in ("_cascade", "_official", "_string"):  # each distinct comparison is worded once
-        if name in pairs.columns:
-            worded = pairs.select(pl.col(name).struct.unnest(), "answer")
-            pairs = pairs.with_columns(
+        if name in compared_pairs.columns:
+            worded = compared_pairs.select(pl.col(name).struct.unnest(), "answer")
+            compared_pairs = compared_pairs.with_columns(
                 fastmatch.details(worded, rel_tol).alias(f"{name}_detail"),
                 pl.col(name).struct.with_fields(*enums),
             )
             verdicts += [name, f"{name}_ok", f"{name}_detail"]
-    long = long.hstack(pairs.select(verdicts).gather(pair_of))
+    long = long.hstack(compared_pairs.select(verdicts).gather(pair_of))
 
     parts = []
     for position, policy in chosen:
