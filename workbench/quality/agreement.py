@@ -6,21 +6,19 @@ How it scales (a million turns of eight systems): the rule compares every pair o
 answers with ``answers_match`` both ways. Here each distinct string is read once (plain numbers in
 polars, :func:`_fast_readings`; the rest by ``answers_match`` of the string with itself), pairs of
 numbers too far apart to agree under any reading are dropped in polars (:func:`_may_agree`), each
-remaining distinct pair is compared once, and only the turns where two answers agree are read
-row by row. The flags are those of the rule as written (``tests/unit/quality/test_agreement.py``).
+remaining distinct pair is compared once, and on the turns where two answers agree each answer's
+group, the largest one and its evidence are found in polars (:func:`_groups`). The flags are those
+of the rule as written, turn by turn (``tests/unit/quality/test_agreement.py``).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable, Mapping
-from typing import Any
 
 import polars as pl
 
 from workbench.grading import patterns
 from workbench.grading.compare import MatchPolicy, answers_match, read_number
 from workbench.grading.status import MatchReason
-from workbench.quality.flags import AGREEMENT_RULE, CONFIDENCE, checks_frame, flag_row, merge_flags
+from workbench.quality.flags import AGREEMENT_RULE, CONFIDENCE, as_checks, checks_frame, merge_flags
 
 __all__ = ["agreement_checks"]
 
@@ -73,6 +71,31 @@ class _Agreement:
         if found is None:
             found = self._read[answer] = _readings(answer)
         return found
+
+    def decide(self, pairs: pl.DataFrame) -> pl.Series:
+        """``self(a, b)`` for each row (``a``, ``b``) of ``pairs``: the pairs decided already are
+        read from the caches at once, the others decided here (and kept)."""
+        lo = pl.when(pl.col("a") < pl.col("b")).then("a").otherwise("b")
+        hi = pl.when(pl.col("a") < pl.col("b")).then("b").otherwise("a")
+        distinct = pairs.select("a", "b").unique().with_columns(lo.alias("_lo"), hi.alias("_hi"))
+        known = pl.DataFrame(
+            {
+                "_lo": [*self._read, *(a for a, _ in self._pairs)],
+                "_hi": [*self._read, *(b for _, b in self._pairs)],
+                "_agrees": [*(r[0] for r in self._read.values()), *self._pairs.values()],
+            },
+            schema={"_lo": pl.String(), "_hi": pl.String(), "_agrees": pl.Boolean()},
+        )
+        distinct = distinct.join(known, on=["_lo", "_hi"], how="left")
+        missing = distinct.filter(pl.col("_agrees").is_null())
+        if not missing.is_empty():
+            decided = pl.Series("_decided", [self(a, b) for a, b in missing.select("a", "b").iter_rows()])
+            distinct = distinct.join(
+                missing.select("a", "b").with_columns(decided), on=["a", "b"], how="left"
+            ).with_columns(pl.coalesce("_agrees", "_decided").alias("_agrees"))
+        return pairs.join(distinct.select("a", "b", "_agrees"), on=["a", "b"], how="left", maintain_order="left")[
+            "_agrees"
+        ]
 
     def __call__(self, a: str, b: str) -> bool:
         if a == b:
@@ -134,20 +157,95 @@ def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFra
         .join(answered, on=["record_id", "turn"], how="left")
         .sort("record_id", "turn")
     )
-    rows = []
-    done: dict[tuple[Any, ...], tuple[str, float] | None] = {}  # by the answers and the gold
     agree = _Agreement()
     if min_systems >= 2:  # a turn where no two answers agree has no group of two
         grouped = grouped.filter(_some_agree(grouped, agree))
-    for row in grouped.iter_rows(named=True):
-        key = (*(tuple(row[c]) for c in ("system", "answer", "reason")), row["n_systems"])
-        key += (row["gold_answer"], row["gold_executed"])
-        if key not in done:
-            done[key] = _agreement(row, min_systems, agree)
-        found = done[key]
-        if found is not None:
-            rows.append(flag_row(row["record_id"], row["turn"], "mislabel", AGREEMENT_RULE, *found))
-    return merge_flags(checks_frame(rows)) if rows else checks_frame([])
+    flags = _groups(grouped, agree, min_systems)
+    if flags.is_empty():
+        return checks_frame([])
+    return merge_flags(
+        as_checks(flags.with_columns(pl.lit("mislabel").alias("category"), pl.lit(AGREEMENT_RULE).alias("rule")))
+    )
+
+
+def _confidence(agreeing: int, systems: int, near_misses: bool) -> float:
+    """How likely a ``systems_agree`` flag is a real data problem: ``agreeing`` of ``systems``
+    systems agree, all of them graded a near miss (``near_misses``) or not."""
+    confidence = min(0.2 + 0.7 * agreeing / systems, 0.95)
+    if agreeing < 3:  # two runs of one model often repeat one mistake
+        confidence = min(confidence, CONFIDENCE["agree_cap_few"])
+    if near_misses:  # a sign, scale or rounding convention
+        confidence = min(confidence, CONFIDENCE["agree_near_miss"])
+    return round(confidence, 3)
+
+
+def _groups(grouped: pl.DataFrame, agree: _Agreement, min_systems: int) -> pl.DataFrame:
+    """``record_id, turn, evidence, confidence`` of each row of ``grouped`` (a turn's wrong
+    answers, in order) that the rule flags, all rows at once. An answer's group is the answers
+    that agree with it (itself too when it agrees with itself); the turn's is the largest group,
+    the first of equal ones in the order of the answers, and is flagged when it has at least
+    ``min_systems`` answers. The evidence names its systems and answers in that order."""
+    long = (
+        grouped.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"), "system", "answer", "reason")
+        .explode("system", "answer", "reason")
+        .with_columns(pl.int_range(pl.len(), dtype=pl.UInt32).over("_row").alias("_i"))
+    )
+    pairs = long.select("_row", "_i", pl.col("answer").alias("a")).join(
+        long.select("_row", pl.col("_i").alias("_j"), pl.col("answer").alias("b")), on="_row"
+    )
+    pairs = pairs.filter(agree.decide(pairs))
+    sizes = pairs.group_by("_row", "_i").agg(pl.len().alias("_n")).sort("_row", "_i")
+    best = sizes.group_by("_row").agg(pl.col("_i").get(pl.col("_n").arg_max()))  # the first largest
+    members = (
+        pairs.join(best, on=["_row", "_i"])
+        .select("_row", pl.col("_j").alias("_i"))
+        .join(long, on=["_row", "_i"])
+        .sort("_row", "_i")
+    )
+    near = pl.col("reason").is_in(list(_NEAR_MISS)).all()
+    found = (
+        members.group_by("_row", maintain_order=True)
+        .agg(
+            pl.len().alias("_n"),
+            pl.col("answer").first().alias("_first"),
+            pl.concat_str(pl.col("system"), pl.lit(": '"), pl.col("answer"), pl.lit("'"))
+            .str.join(", ")
+            .alias("_listed"),
+            pl.col("reason").unique().sort().str.join(", ").alias("_reasons"),
+            near.alias("_near"),
+        )
+        .filter(pl.col("_n") >= min_systems)
+        .join(
+            grouped.select(
+                pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"),
+                "record_id",
+                "turn",
+                "gold_answer",
+                "gold_executed",
+                "n_systems",
+            ),
+            on="_row",
+        )
+        .sort("_row")
+    )
+    kinds = found.select("_n", "n_systems", "_near").unique()
+    kinds = kinds.with_columns(
+        pl.Series("confidence", [_confidence(*kind) for kind in kinds.iter_rows()], dtype=pl.Float64)
+    )
+    evidence = pl.format(
+        "{} of {} systems agree on {} ({}) but the gold display answer is '{}' and the executed answer '{}' "
+        "(graded: {})",
+        "_n",
+        "n_systems",
+        "_first",
+        "_listed",
+        pl.col("gold_answer").fill_null("None"),
+        pl.col("gold_executed").fill_null("None"),
+        "_reasons",
+    )
+    return found.join(kinds, on=["_n", "n_systems", "_near"], how="left", maintain_order="left").select(
+        "record_id", "turn", evidence.alias("evidence"), "confidence"
+    )
 
 
 def _fast_readings(strings: pl.Series) -> pl.DataFrame:
@@ -236,33 +334,3 @@ def _some_agree(grouped: pl.DataFrame, agree: _Agreement) -> pl.Series:
     for a, b in apart.iter_rows():
         agree.seed_pair(a, b, False)
     return pl.int_range(grouped.height, dtype=pl.UInt32, eager=True).is_in(rows.implode())
-
-
-def _agreement(
-    row: Mapping[str, Any], min_systems: int, agree: Callable[[str, str], bool] = _answers_agree
-) -> tuple[str, float] | None:
-    """The evidence and confidence of a ``systems_agree`` flag on one turn's wrong answers, if any."""
-    answers = list(zip(row["system"], row["answer"], row["reason"], strict=True))
-    best: list[tuple[str, str, str]] = []
-    groups: dict[str, list[tuple[str, str, str]]] = {}  # a string's group, found once
-    for _, answer, _ in answers:
-        group = groups.get(answer)
-        if group is None:
-            group = groups[answer] = [a for a in answers if agree(answer, a[1])]
-        if len(group) > len(best):
-            best = group
-    if len(best) < min_systems:
-        return None
-    share = len(best) / row["n_systems"]
-    confidence = min(0.2 + 0.7 * share, 0.95)
-    if len(best) < 3:  # two runs of one model often repeat one mistake
-        confidence = min(confidence, CONFIDENCE["agree_cap_few"])
-    if all(reason in _NEAR_MISS for _, _, reason in best):  # a sign, scale or rounding convention
-        confidence = min(confidence, CONFIDENCE["agree_near_miss"])
-    listed = ", ".join(f"{system}: '{answer}'" for system, answer, _ in best)
-    reasons = ", ".join(sorted({reason for _, _, reason in best}))
-    how = (
-        f"{len(best)} of {row['n_systems']} systems agree on {best[0][1]} ({listed}) but the gold display "
-        f"answer is '{row['gold_answer']}' and the executed answer '{row['gold_executed']}' (graded: {reasons})"
-    )
-    return how, round(confidence, 3)

@@ -15,7 +15,17 @@ import polars as pl
 from workbench.grading.compare import read_number
 from workbench.schema import CHECK_KEYS, CHECKS
 
-__all__ = ["AGREEMENT_RULE", "CONFIDENCE", "NEAR", "checks_frame", "merge_flags", "flag_row", "show", "gold_value"]
+__all__ = [
+    "AGREEMENT_RULE",
+    "CONFIDENCE",
+    "NEAR",
+    "checks_frame",
+    "as_checks",
+    "merge_flags",
+    "flag_row",
+    "show",
+    "gold_value",
+]
 
 #: The rule whose evidence comes from the systems' answers rather than from the gold.
 AGREEMENT_RULE = "systems_agree"
@@ -47,7 +57,14 @@ NEAR = 0.02
 def checks_frame(rows: Sequence[Mapping[str, Any]]) -> pl.DataFrame:
     """Rows into a CHECKS table; an unknown category fails loudly in the cast."""
     text = {c: (pl.String() if isinstance(t, pl.Enum) else t) for c, t in CHECKS.items()}
-    return pl.DataFrame(list(rows), schema=text).cast(CHECKS)
+    return as_checks(pl.DataFrame(list(rows), schema=text))
+
+
+def as_checks(frame: pl.DataFrame) -> pl.DataFrame:
+    """A frame of the CHECKS columns (categories as text) cast to CHECKS; an unknown category
+    fails loudly in the cast."""
+    text = {c: (pl.String() if isinstance(t, pl.Enum) else t) for c, t in CHECKS.items()}
+    return frame.select(list(CHECKS)).cast(text).cast(CHECKS)
 
 
 def merge_flags(frame: pl.DataFrame) -> pl.DataFrame:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 import warnings
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
@@ -32,6 +33,7 @@ from workbench.quality.agreement import (
     _some_agree,
     agreement_checks,
 )
+from workbench.quality.flags import CONFIDENCE
 
 REPO = Path(__file__).resolve().parents[3]
 BUNDLED = {
@@ -65,12 +67,48 @@ def bundled_turns(request: pytest.FixtureRequest) -> pl.DataFrame:
     return grade_predictions(load_gold(REPO / dataset), frames, also=[], checks=False, workers=1).turns
 
 
-def _rule_as_written(turns: pl.DataFrame, monkeypatch: pytest.MonkeyPatch) -> pl.DataFrame:
+def _flag_as_written(row: dict[str, Any], min_systems: int) -> tuple[str, float] | None:
+    """The rule as written on one turn's wrong answers (in order): each answer's group is the
+    answers ``answers_match`` says agree with it, the largest (first of equal) group decides."""
+    answers = list(zip(row["system"], row["answer"], row["reason"], strict=True))
+    best: list[tuple[str, str, str]] = []
+    for _, answer, _ in answers:
+        group = [a for a in answers if _answers_agree(answer, a[1])]
+        if len(group) > len(best):
+            best = group
+    if len(best) < min_systems:
+        return None
+    confidence = min(0.2 + 0.7 * len(best) / row["n_systems"], 0.95)
+    if len(best) < 3:
+        confidence = min(confidence, CONFIDENCE["agree_cap_few"])
+    if all(reason in {"rounding", "percent_confusion", "scale", "sign_flip"} for _, _, reason in best):
+        confidence = min(confidence, CONFIDENCE["agree_near_miss"])
+    listed = ", ".join(f"{system}: '{answer}'" for system, answer, _ in best)
+    reasons = ", ".join(sorted({reason for _, _, reason in best}))
+    how = (
+        f"{len(best)} of {row['n_systems']} systems agree on {best[0][1]} ({listed}) but the gold display "
+        f"answer is '{row['gold_answer']}' and the executed answer '{row['gold_executed']}' (graded: {reasons})"
+    )
+    return how, round(confidence, 3)
+
+
+def _rule_as_written(turns: pl.DataFrame, monkeypatch: pytest.MonkeyPatch, min_systems: int = 2) -> pl.DataFrame:
     """Every turn read, every pair of its answers compared by ``answers_match``, every time."""
+
+    def row_by_row(grouped: pl.DataFrame, agree: object, min_systems: int) -> pl.DataFrame:
+        flags = []
+        for row in grouped.iter_rows(named=True):
+            found = _flag_as_written(row, min_systems)
+            if found is not None:
+                flags.append({"record_id": row["record_id"], "turn": row["turn"], "evidence": found[0],
+                              "confidence": found[1]})  # fmt: skip
+        schema = {"record_id": pl.String(), "turn": pl.Int32(), "evidence": pl.String(), "confidence": pl.Float64()}
+        return pl.DataFrame(flags, schema=schema)
+
     with monkeypatch.context() as patched:
         patched.setattr(agreement, "_some_agree", lambda grouped, agree: pl.repeat(True, grouped.height, eager=True))
-        patched.setattr(agreement, "_Agreement", lambda: _answers_agree)
-        return agreement_checks(turns)
+        patched.setattr(agreement, "_groups", row_by_row)
+        return agreement_checks(turns, min_systems=min_systems)
 
 
 def test_bundled_outputs_flag_the_same_as_every_pair_compared(
@@ -164,3 +202,34 @@ def test_numbers_read_in_polars_are_read_as_answers_match_reads_them(number: str
 def test_numbers_read_in_polars() -> None:
     fast = _fast_readings(pl.Series(["121\n\n", "-$1,234.5", "12.5%", "1.2 million", "x", "1" * 400, "1e5"]))
     assert fast.rows() == [("121\n\n", 121.0, 121.0), ("-$1,234.5", -1234.5, -1234.5), ("12.5%", 12.5, 0.125)]
+
+
+# --------------------------------------------------------------------------- generated turns
+_POOL = ["5", "5.0", "5%", "0.05", "500", "-5", "5 million", "x", "1/2", "0.5", "50%", "N/A", "5.004", "4.99"]
+_REASONS = ["wrong_value", "rounding", "scale", "sign_flip", "percent_confusion"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    records=st.lists(
+        st.lists(st.tuples(st.sampled_from(_POOL), st.sampled_from(_REASONS)), min_size=1, max_size=6),
+        min_size=1,
+        max_size=8,
+    ),
+    min_systems=st.integers(1, 3),
+)
+def test_generated_turns_flag_as_the_rule_as_written(
+    records: list[list[tuple[str, str]]], min_systems: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each record's wrong answers (systems in order), under every group size: the largest group,
+    the first of equal ones, its systems in order, its confidence, as the rule as written finds them."""
+    rows = [
+        {"system": f"s{i}", "record_id": f"r{r}", "turn": 0, "correct": False, "status": "ok", "reason": reason,
+         "answer": answer, "gold_answer": "7", "gold_executed": None}
+        for r, answers in enumerate(records)
+        for i, (answer, reason) in enumerate(answers)
+    ]  # fmt: skip
+    turns = pl.DataFrame(rows, schema_overrides={"turn": pl.Int32, "gold_executed": pl.String})
+    flags = agreement_checks(turns, min_systems=min_systems)
+    assert_frame_equal(flags, _rule_as_written(turns, monkeypatch, min_systems))
+    event(f"{'some' if flags.height else 'no'} flags")
