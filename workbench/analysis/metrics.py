@@ -10,14 +10,15 @@ record: :func:`summarize` (``summary.json``), the headline table
 (:func:`workbench.views.tables.headline`), the comparison of systems
 (:mod:`workbench.analysis.comparison`) and the report's manifest
 (:mod:`workbench.analysis.changes`). Each of them shows a selection of the records, in its
-own order (:data:`HEADLINE_METRICS`, :data:`COMPARED_METRICS`, :data:`MANIFEST_METRICS`).
+own order (:data:`HEADLINE_METRICS`, :data:`COMPARED_METRICS`, :data:`MANIFEST_METRICS`); a run
+of single problems (:func:`counted_item`) shows fewer of them, named for problems (:func:`for_items`).
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -31,6 +32,10 @@ __all__ = [
     "HEADLINE_METRICS",
     "COMPARED_METRICS",
     "MANIFEST_METRICS",
+    "Item",
+    "is_multi_turn",
+    "counted_item",
+    "for_items",
     "metric",
     "conversations",
     "turn_execution_accuracy",
@@ -47,6 +52,8 @@ Aggregation = Literal["turn", "conversation", "count"]
 Format = Literal["percent", "integer", "decimal"]
 #: What a system's turns must carry for the metric to be reported for it.
 Requirement = Literal["programs", "upstream"]
+#: What a run counts: a ``turn`` of a conversation, or a ``problem`` (GSM8K, MATH: one question, one turn).
+Item = Literal["turn", "problem"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -317,6 +324,56 @@ MANIFEST_METRICS: tuple[MetricSpec, ...] = (
     N_TURNS,
     N_TURNS_CORRECT,
 )
+
+
+def is_multi_turn(turn: pl.Series) -> bool:
+    """Whether some turn follows another in its conversation (a ``turn`` index above 0).
+
+    Examples
+    --------
+    >>> is_multi_turn(pl.Series([0, 0])), is_multi_turn(pl.Series([0, 1])), is_multi_turn(pl.Series([], dtype=pl.Int32))
+    (False, True, False)
+    """
+    return bool(turn.len()) and int(turn.max() or 0) > 0  # type: ignore[arg-type]
+
+
+def counted_item(benchmark: str, turn: pl.Series) -> Item:
+    """What a run counts, from its benchmark and its turns' ``turn`` index.
+
+    ``"turn"`` for ConvFinQA, or for any run where some turn follows another in its
+    conversation (:func:`is_multi_turn`); else ``"problem"`` (GSM8K, MATH: one question, one turn).
+
+    Examples
+    --------
+    >>> counted_item("gsm8k", pl.Series([0, 0])), counted_item("gsm8k", pl.Series([0, 1]))
+    ('problem', 'turn')
+    >>> counted_item("convfinqa", pl.Series([0])), counted_item("math", pl.Series([], dtype=pl.Int32))
+    ('turn', 'problem')
+    """
+    return "turn" if is_multi_turn(turn) or benchmark == "convfinqa" else "problem"
+
+
+def for_items(specs: Sequence[MetricSpec], item: Item) -> tuple[MetricSpec, ...]:
+    """The metrics of ``specs`` a run counting ``item`` shows, under the label it shows them by.
+
+    Turns keep every metric as it is. Problems (every item a single question) leave out the
+    conversation-level metrics, which would repeat the turn-level figure, and name the rest
+    for problems (:attr:`MetricSpec.single_label`: "Accuracy", "Problems"), in the same order.
+
+    Examples
+    --------
+    >>> [spec.label for spec in for_items(MANIFEST_METRICS, "problem")]
+    ['Accuracy', 'Turn program acc.', 'Problems', 'Problems correct']
+    >>> for_items(MANIFEST_METRICS, "turn") == MANIFEST_METRICS
+    True
+    """
+    if item == "turn":
+        return tuple(specs)
+    return tuple(
+        replace(spec, label=spec.single_label) if spec.single_label else spec
+        for spec in specs
+        if spec.aggregation != "conversation" and spec.key != N_CONVERSATIONS.key
+    )
 
 
 def metric(key: str) -> MetricSpec:

@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.analysis.metrics import conversations, summarize
+from workbench.analysis.metrics import Item, conversations, counted_item, is_multi_turn, summarize
 from workbench.config import BENCHMARKS, RunConfig, locate
 from workbench.errors import InputError, UsageError
 from workbench.grading.policies import POLICIES, for_benchmark
@@ -60,14 +60,13 @@ class Run:
     @property
     def multi_turn(self) -> bool:
         """Whether some graded turn follows another in its conversation."""
-        turns = self.graded.turns
-        return bool(turns.height) and int(turns["turn"].max() or 0) > 0  # type: ignore[arg-type]
+        return is_multi_turn(self.graded.turns["turn"])
 
     @property
-    def item(self) -> str:
+    def item(self) -> Item:
         """What the run counts: ``"turn"`` (ConvFinQA, or any conversation) or ``"problem"``
-        (GSM8K, MATH: one question, one turn)."""
-        return "turn" if self.multi_turn or self.gold.benchmark == "convfinqa" else "problem"
+        (GSM8K, MATH: one question, one turn); see :func:`workbench.analysis.metrics.counted_item`."""
+        return counted_item(self.gold.benchmark, self.graded.turns["turn"])
 
     @property
     def unmatched(self) -> pl.DataFrame:

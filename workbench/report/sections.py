@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,7 +27,7 @@ import polars as pl
 from IPython.display import Markdown
 
 from workbench.analysis import formats
-from workbench.analysis.metrics import HEADLINE_METRICS, MetricSpec, upstream_disagreements
+from workbench.analysis.metrics import HEADLINE_METRICS, MetricSpec, for_items, upstream_disagreements
 from workbench.views import tables
 
 if TYPE_CHECKING:
@@ -330,13 +330,11 @@ def headline_metrics(run: Run) -> tuple[MetricSpec, ...]:
     """The headline table's metrics for the run: those some system has (no program accuracy
     without programs), without the conversation-level ones when every item is a single
     question (they would repeat the turn-level figure), named for problems rather than turns
-    there ("Accuracy", "Problems")."""
-    single = run.item == "problem"
+    there ("Accuracy", "Problems"): :func:`workbench.analysis.metrics.for_items`."""
     return tuple(
-        replace(spec, label=spec.single_label) if single and spec.single_label else spec
-        for spec in HEADLINE_METRICS
+        spec
+        for spec in for_items(HEADLINE_METRICS, run.item)
         if any(spec.key in values for values in run.summary.values())
-        and not (single and (spec.aggregation == "conversation" or spec.key == "n_conversations"))
     )
 
 

@@ -12,6 +12,8 @@ from workbench.analysis.metrics import (
     MANIFEST_METRICS,
     METRICS,
     MetricSpec,
+    counted_item,
+    for_items,
     metric,
     summarize,
 )
@@ -123,3 +125,55 @@ def test_display_follows_the_format() -> None:
     assert metrics.TURN_EXECUTION_ACCURACY.display(None) is None
     assert metrics.N_TURNS.display(1490) == 1490
     assert metrics.PROGRAM_STEP_CREDIT.display(0.25) == 0.25
+
+
+def _former_headline_rule(specs: tuple[MetricSpec, ...], single: bool) -> list[tuple[str, str]]:
+    """``headline_metrics`` before the rule moved to ``for_items`` (its key and label filter, as it was)."""
+    return [
+        (spec.key, spec.single_label if single and spec.single_label else spec.label)
+        for spec in specs
+        if not (single and (spec.aggregation == "conversation" or spec.key == "n_conversations"))
+    ]
+
+
+@pytest.mark.parametrize("specs", [HEADLINE_METRICS, MANIFEST_METRICS, COMPARED_METRICS, tuple(METRICS.values())])
+@pytest.mark.parametrize("item", ["turn", "problem"])
+def test_for_items_keeps_the_rule_headline_metrics_had(specs: tuple[MetricSpec, ...], item: metrics.Item) -> None:
+    shown = for_items(specs, item)
+    assert [(spec.key, spec.label) for spec in shown] == _former_headline_rule(specs, item == "problem")
+    assert all(isinstance(spec, MetricSpec) for spec in shown)
+    if item == "turn":
+        assert shown == specs  # every record as it is
+
+
+def test_for_items_names_problems_and_drops_conversation_figures() -> None:
+    assert [spec.label for spec in for_items(HEADLINE_METRICS, "problem")] == [
+        "Accuracy",
+        "Turn program acc.",
+        "Problems",
+        "Problems without prediction",
+        "Unmatched predictions",
+    ]
+    assert [spec.label for spec in for_items(MANIFEST_METRICS, "problem")] == [
+        "Accuracy",
+        "Turn program acc.",
+        "Problems",
+        "Problems correct",
+    ]
+    assert metrics.TURN_EXECUTION_ACCURACY.label == "Turn execution acc."  # the records are not changed
+
+
+@pytest.mark.parametrize(
+    ("benchmark", "turns", "item"),
+    [
+        ("gsm8k", [0, 0, 0], "problem"),
+        ("math", [0], "problem"),
+        ("", [0, 0], "problem"),  # no benchmark recorded: single questions all the same
+        ("gsm8k", [], "problem"),
+        ("gsm8k", [0, 1], "turn"),  # a conversation, whatever the benchmark says
+        ("convfinqa", [0, 0], "turn"),  # ConvFinQA counts turns, even of one-turn conversations
+        ("convfinqa", [], "turn"),
+    ],
+)
+def test_counted_item_from_benchmark_and_turn_index(benchmark: str, turns: list[int], item: str) -> None:
+    assert counted_item(benchmark, pl.Series("turn", turns, dtype=pl.Int32)) == item
