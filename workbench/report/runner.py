@@ -40,6 +40,7 @@ from typing import Any
 from workbench.analysis import formats
 from workbench.analysis.changes import build_manifest, compare_runs, read_verdicts, stable_identity
 from workbench.analysis.glossary import glossary
+from workbench.analysis.metrics import counted_item
 from workbench.config import RunConfig, locate, project_root, resolve, split_list
 from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.grading import patterns
@@ -279,9 +280,9 @@ def run_template(
         old_manifest, old_verdicts = previous
         changes = compare_runs(old_manifest, old_verdicts, manifest, verdicts)
     executed = nbformat.read(str(notebook_out), as_version=4)
-    opening = changes_html(changes) if verdicts is not None else ""
-    closing = manifest_html(shown_paths(manifest.to_dict(), out))
     benchmark = str((summary or {}).get("dataset", {}).get("benchmark", ""))
+    opening = changes_html(changes, counted_item(benchmark, verdicts["turn"])) if verdicts is not None else ""
+    closing = manifest_html(shown_paths(manifest.to_dict(), out))
     page = render_html(
         executed,
         title=report_title(benchmark, path.stem),

@@ -13,12 +13,13 @@ from typing import Any
 import polars as pl
 
 from workbench.analysis import formats
-from workbench.analysis.changes import MANIFEST_METRICS, Changes
+from workbench.analysis.changes import Changes
+from workbench.analysis.metrics import MANIFEST_METRICS, Item, for_items
 from workbench.views.html import macro, script_json
 
 __all__ = ["run_date", "changes_html", "manifest_html"]
 
-#: Turns listed per direction (newly failing, newly passing); a note says how many more there are.
+#: Turns (or problems) listed per direction (newly failing, newly passing); a note says how many more there are.
 TURN_LIST_LIMIT = 200
 
 
@@ -52,8 +53,13 @@ def _change(delta: float | None, key: str) -> str:
     return f"{round(delta):+,}" if key.startswith("n_") else formats.points(delta)
 
 
-def changes_html(changes: Changes | None) -> str:
+def changes_html(changes: Changes | None, item: Item = "turn") -> str:
     """The "changes since the previous run" section that opens a report (a note without one).
+
+    ``item`` is what the run counts (:func:`workbench.analysis.metrics.counted_item`): for
+    ``"problem"`` the metrics are those a run of single problems shows, under their labels
+    there (:func:`workbench.analysis.metrics.for_items`), and the flipped items are problems,
+    listed without a turn index.
 
     Examples
     --------
@@ -62,9 +68,12 @@ def changes_html(changes: Changes | None) -> str:
     """
     if changes is None:
         return str(macro("changes.html.j2", "no_previous_run"))
+    labels = {spec.key: spec.label for spec in for_items(MANIFEST_METRICS, item)}
+    left_out = {spec.key for spec in MANIFEST_METRICS} - labels.keys()  # for problems: conversation-level metrics
     rows = [
-        (system, MANIFEST_METRICS.get(key, key), _number(then, key), _number(now, key), _change(delta, key))
+        (system, labels.get(key, key), _number(then, key), _number(now, key), _change(delta, key))
         for system, key, then, now, delta in changes.metrics.iter_rows()
+        if key not in left_out
     ]
     matches = [(m.current, m.previous, m.how) for m in changes.matches]
     markup = macro(
@@ -79,6 +88,7 @@ def changes_html(changes: Changes | None) -> str:
         matches,
         changes.unmatched,
         len(matches) != 1,
+        item,
     )
     return str(markup)
 

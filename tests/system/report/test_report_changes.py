@@ -1,5 +1,5 @@
-"""A report run twice opens with the changes since its previous run; a failing cell keeps the
-partial notebook."""
+"""A report run twice opens with the changes since its previous run (of turns for ConvFinQA, of
+problems for GSM8K); a failing cell keeps the partial notebook."""
 
 from __future__ import annotations
 
@@ -64,6 +64,36 @@ def test_second_run_opens_with_deltas_and_flipped_turns(tmp_path: Path) -> None:
     assert f"<code>{now_right[0]}</code> turn {now_right[1]}" in page
     after = json.loads(second.manifest.read_text())["metrics"]["claude"]["n_turns_correct"]
     assert after == before  # one up, one down
+
+
+TORA = REPO / "tests/fixtures/predictions/gsm8k/tora-70b_first_20.jsonl"
+
+
+def test_a_second_gsm8k_run_names_its_flipped_problems(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    params = {"dataset": "none", "predictions": str(TORA), "systems": "tora"}
+    first = run_template("01-overview", parameters=params, out_dir=out)
+    # problem 0 answered right, 12 wrong (12 for 13) in the fixture: make 0 wrong and 12 right
+    answers = {"0": "-987654", "12": "13"}
+    lines = []
+    for line in TORA.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if str(row["idx"]) in answers:
+            row["pred"] = [answers[str(row["idx"])]]
+        lines.append(json.dumps(row))
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    second = run_template("01-overview", parameters={**params, "predictions": str(changed)}, out_dir=out)
+    assert first.changes is None and second.changes is not None
+
+    page = second.html.read_text(encoding="utf-8")
+    section = page[page.index('<section class="wb-changes">') :]
+    section = section[: section.index("</section>")]
+    assert "<td>Accuracy</td>" in section and "<td>Problems correct</td>" in section
+    assert "Conversation" not in section and "All turns correct" not in section and "Turn execution" not in section
+    assert "<h3>Newly failing problems (1)</h3><ul><li><code>0</code></li></ul>" in section
+    assert "<h3>Newly passing problems (1)</h3><ul><li><code>12</code></li></ul>" in section
+    assert " turn " not in section
 
 
 def test_failing_cell_keeps_the_partial_notebook_and_names_the_cell(tmp_path: Path) -> None:
