@@ -40,7 +40,7 @@ from typing import Any
 from workbench.analysis import formats
 from workbench.analysis.changes import build_manifest, compare_runs, read_verdicts, stable_identity
 from workbench.analysis.glossary import glossary
-from workbench.analysis.metrics import counted_item
+from workbench.analysis.metrics import MANIFEST_METRICS, TURN_EXECUTION_ACCURACY, counted_item, for_items
 from workbench.config import RunConfig, locate, project_root, resolve, split_list
 from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.grading import patterns
@@ -281,7 +281,8 @@ def run_template(
         changes = compare_runs(old_manifest, old_verdicts, manifest, verdicts)
     executed = nbformat.read(str(notebook_out), as_version=4)
     benchmark = str((summary or {}).get("dataset", {}).get("benchmark", ""))
-    opening = changes_html(changes, counted_item(benchmark, verdicts["turn"])) if verdicts is not None else ""
+    item = counted_item(benchmark, verdicts["turn"]) if verdicts is not None else "turn"
+    opening = changes_html(changes, item) if verdicts is not None else ""
     closing = manifest_html(shown_paths(manifest.to_dict(), out))
     page = render_html(
         executed,
@@ -298,13 +299,15 @@ def run_template(
     write_atomic(manifest_out, lambda p: p.write_text(text, encoding="utf-8"))
     line = None
     if changes is not None:
+        accuracy = next(spec for spec in for_items(MANIFEST_METRICS, item) if spec.key == TURN_EXECUTION_ACCURACY.key)
         moved = ", ".join(
             f"{system} {formats.points(delta)}"
             for system, metric, _, _, delta in changes.metrics.iter_rows()
-            if metric == "turn_execution_accuracy" and delta is not None
+            if metric == accuracy.key and delta is not None
         )
+        failing = changes.newly_failing.height
         line = (
-            f"turn execution accuracy {moved or 'n/a'}; {changes.newly_failing.height} turns newly failing, "
+            f"{accuracy.label} {moved or 'n/a'}; {failing} {item}{'' if failing == 1 else 's'} newly failing, "
             f"{changes.newly_passing.height} newly passing (against {changes.previous})"
         )
         if changes.unmatched:

@@ -56,7 +56,7 @@ def test_second_run_opens_with_deltas_and_flipped_turns(tmp_path: Path) -> None:
 
     changed, now_wrong, now_right = _flip_two_turns(tmp_path)
     second = run_template("01-overview", parameters={**params, "predictions": str(changed)}, out_dir=out)
-    assert second.changes is not None and "1 turns newly failing, 1 newly passing" in second.changes
+    assert second.changes is not None and "1 turn newly failing, 1 newly passing" in second.changes
     page = second.html.read_text(encoding="utf-8")
     assert "Changes since the previous run" in page and "Inputs changed: predictions of claude" in page
     assert "Newly failing turns (1)" in page and "Newly passing turns (1)" in page
@@ -85,6 +85,10 @@ def test_a_second_gsm8k_run_names_its_flipped_problems(tmp_path: Path) -> None:
     changed.write_text("\n".join(lines) + "\n", encoding="utf-8")
     second = run_template("01-overview", parameters={**params, "predictions": str(changed)}, out_dir=out)
     assert first.changes is None and second.changes is not None
+    # the line the command prints speaks of problems too
+    assert (
+        second.changes.startswith("Accuracy tora ") and "; 1 problem newly failing, 1 newly passing" in second.changes
+    )
 
     page = second.html.read_text(encoding="utf-8")
     section = page[page.index('<section class="wb-changes">') :]
@@ -134,7 +138,8 @@ def test_two_nightly_runs_without_system_names_show_the_first_runs_accuracy(tmp_
     both = then.select(*keys, "correct").join(now.select(*keys, "correct"), on=keys, suffix="_now")
     failing = both.filter(pl.col("correct") & ~pl.col("correct_now")).height
     passing = both.filter(~pl.col("correct") & pl.col("correct_now")).height
-    assert f"{failing} turns newly failing, {passing} newly passing" in second.changes
+    assert f"{failing} turn{'' if failing == 1 else 's'} newly failing, {passing} newly passing" in second.changes
+    assert second.changes.startswith("Turn execution acc. ")
 
     page = second.html.read_text(encoding="utf-8")
     section = page[page.index('<section class="wb-changes">') :]
