@@ -18,6 +18,7 @@ alone later under its own limit, so a verdict is the same whether its pair was b
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from decimal import Decimal
 
@@ -34,9 +35,18 @@ __all__ = ["math_verify_grade", "math_verify_match", "math_verify_prefetch", "BA
 #: Pairs graded in one worker call by :func:`math_verify_prefetch`.
 BATCH_SIZE = 16
 
-#: Verdicts computed ahead by :func:`math_verify_prefetch`, by ``(output, gold, limit)``; each is
-#: handed out once, and the next prefetch drops what was not asked for.
-_PREFETCHED: dict[tuple[str, str, float], SymbolicVerdict] = {}
+#: Verdicts computed ahead by :func:`math_verify_prefetch`, by ``(output, gold, limit)``, for the
+#: thread that asked (threads grading rows side by side each prefetch their own); each is handed
+#: out once, and the thread's next prefetch drops what was not asked for.
+_AHEAD = threading.local()
+
+
+def _prefetched() -> dict[tuple[str, str, float], SymbolicVerdict]:
+    """This thread's verdicts computed ahead."""
+    verdicts: dict[tuple[str, str, float], SymbolicVerdict] | None = getattr(_AHEAD, "verdicts", None)
+    if verdicts is None:
+        verdicts = _AHEAD.verdicts = {}
+    return verdicts
 
 
 def _math_verify_default(output: str, gold: str) -> SymbolicVerdict:
@@ -145,7 +155,7 @@ def math_verify_grade(output: str, gold: str, time_limit: float | None = None) -
     if refused is not None:
         return refused
     limit = _limit(time_limit)
-    ready = _PREFETCHED.pop((output, gold, limit), None)
+    ready = _prefetched().pop((output, gold, limit), None)
     if ready is not None:
         return ready
     result = call_with_limit(_math_verify_default, output, gold, time_limit=limit)
@@ -172,7 +182,8 @@ def math_verify_prefetch(pairs: Iterable[tuple[str, str]], time_limit: float | N
     False
     """
     limit = _limit(time_limit)
-    _PREFETCHED.clear()
+    ahead = _prefetched()
+    ahead.clear()
     todo = list(
         dict.fromkeys(
             (output, gold)
@@ -184,10 +195,10 @@ def math_verify_prefetch(pairs: Iterable[tuple[str, str]], time_limit: float | N
         batch = todo[start : start + BATCH_SIZE]
         result = call_with_limit(_math_verify_batch, batch, time_limit=limit)
         if result.status is LimitStatus.OK and result.value is not None:
-            _PREFETCHED.update(
+            ahead.update(
                 ((output, gold, limit), verdict) for (output, gold), verdict in zip(batch, result.value, strict=True)
             )
-    return len(_PREFETCHED)
+    return len(ahead)
 
 
 def math_verify_match(output: str | None, gold: str | None, *, time_limit: float | None = None) -> Verdict:

@@ -3,6 +3,7 @@ numbers decided without SymPy only where Math-Verify's verdict is certain."""
 
 from __future__ import annotations
 
+import threading
 from decimal import Decimal
 
 from hypothesis import example, given, settings
@@ -88,7 +89,21 @@ def test_a_prefetched_verdict_is_the_verdict_of_a_call_alone() -> None:
     limit = 7.5  # a limit no other test uses: nothing memoised
     assert math_verify_prefetch(pairs, limit) == len(pairs)
     batched = [math_verify_grade(output, gold, limit) for output, gold in pairs]
-    assert not mathverify._PREFETCHED
+    assert not mathverify._prefetched()
     alone = [_math_verify_default(output, gold) for output, gold in pairs]
     assert [(v.status, v.equivalent) for v in batched] == [(v.status, v.equivalent) for v in alone]
     assert [v.equivalent for v in batched] == [True, True, False, True]
+
+
+def test_a_threads_prefetch_leaves_another_threads_verdicts() -> None:
+    """Threads that grade rows side by side (``parallel.map_chunks``) each prefetch their own: one
+    thread's prefetch does not drop what another computed ahead."""
+    mine, theirs = [("so it is $\\boxed{\\frac{1}{8}}$.", "0.125")], [("The answer is $x = 5$", "5")]
+    limit = 7.25  # a limit no other test uses: nothing memoised
+    assert math_verify_prefetch(mine, limit) == 1
+    other = threading.Thread(target=math_verify_prefetch, args=(theirs, limit))
+    other.start()
+    other.join()
+    assert list(mathverify._prefetched()) == [(*mine[0], limit)]  # still here, theirs is not
+    assert math_verify_grade(*mine[0], limit).equivalent
+    assert not mathverify._prefetched()
