@@ -138,12 +138,6 @@ def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFra
     wrong = turns.select(read).filter(  # the columns read: a filter copies every column it carries
         pl.col("status").cast(pl.String) == "ok", pl.col("correct").not_(), pl.col("answer").is_not_null()
     )
-    answered = (
-        turns.select("record_id", "turn", "system", "status")
-        .filter(pl.col("status").cast(pl.String) != "no_prediction")
-        .group_by("record_id", "turn")
-        .agg(pl.col("system").n_unique().alias("n_systems"))
-    )
     grouped = (
         wrong.group_by("record_id", "turn")
         .agg(
@@ -154,12 +148,21 @@ def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFra
             pl.col("gold_executed").first(),
         )
         .filter(pl.col("system").list.len() >= min_systems)
-        .join(answered, on=["record_id", "turn"], how="left")
         .sort("record_id", "turn")
     )
     agree = _Agreement()
     if min_systems >= 2:  # a turn where no two answers agree has no group of two
         grouped = grouped.filter(_some_agree(grouped, agree))
+    # how many systems answered each turn left, counted on those turns only (not on every turn)
+    keys = ["record_id", "turn"]
+    answered = (
+        turns.select(*keys, "system", "status")
+        .join(grouped.select(keys), on=keys, how="semi")
+        .filter(pl.col("status").cast(pl.String) != "no_prediction")
+        .group_by(keys)
+        .agg(pl.col("system").n_unique().alias("n_systems"))
+    )
+    grouped = grouped.join(answered, on=keys, how="left", maintain_order="left")
     flags = _groups(grouped, agree, min_systems)
     if flags.is_empty():
         return checks_frame([])
