@@ -156,7 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog_from=_templates_epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    report.add_argument("--dataset", default="", help="gold dataset (default: the bundled ConvFinQA dev set)")
+    report.add_argument(
+        "--dataset",
+        default="",
+        help="gold dataset (default: the bundled ConvFinQA dev set, unless the outputs are not on it and carry their own gold)",
+    )
     report.add_argument(
         "--predictions",
         action="append",

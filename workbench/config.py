@@ -64,6 +64,11 @@ class RunConfig:
         The main grading policy (every named policy is also computed, side by side).
     benchmark
         ``auto`` (from the data), ``convfinqa``, ``gsm8k`` or ``math``.
+    dataset_default
+        No dataset was given for prediction files that were: ``dataset`` is the bundled
+        ConvFinQA dev set standing in, and when every row of every prediction file carries
+        its gold answer, that gold is graded against instead (as ``workbench grade FILE``
+        does), see :func:`workbench.pipeline.run.grade_run`.
     """
 
     dataset: Path | None
@@ -72,6 +77,7 @@ class RunConfig:
     column_maps: tuple[ColumnMap | None, ...]
     policy: GradingPolicy = field(default=DEFAULT_GRADING_POLICY)
     benchmark: str = "auto"
+    dataset_default: bool = False
 
 
 #: Benchmarks ``--benchmark`` accepts.
@@ -150,7 +156,9 @@ def resolve(
 
     Empty ``dataset`` and ``predictions`` select the bundled ConvFinQA dev set and the
     bundled claude-sonnet-4-6 run (named ``claude-sonnet-4-6``). ``dataset=None`` (or
-    ``"none"``) says the gold travels inside the prediction files (GSM8K logs). Lists may be given as
+    ``"none"``) says the gold travels inside the prediction files (GSM8K logs); an empty
+    ``dataset`` with prediction files given selects the bundled dev set unless those files
+    carry their gold (``RunConfig.dataset_default``). Lists may be given as
     Python lists or as ``;``-separated strings. Relative paths are taken from the current
     directory, then from the project root.
 
@@ -177,4 +185,7 @@ def resolve(
         column_maps=tuple(parse_column_map(m) if m else None for m in _spread("column map", maps, len(files))),
         policy=policy,
         benchmark=benchmark,
+        dataset_default=not no_dataset
+        and not str(dataset).strip()
+        and bool(split_list(predictions) if isinstance(predictions, str) else predictions),
     )

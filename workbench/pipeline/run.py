@@ -187,6 +187,7 @@ def grade_run(
         the data.
     """
     inputs = _load_inputs(config)
+    config = inputs.config
     graded = grade_on_engine(
         inputs.gold,
         list(inputs.frames),
@@ -217,7 +218,17 @@ class _Inputs:
     files: tuple[tuple[Path, str], ...]
     benchmark: str
     kind: str
+    config: RunConfig  # as graded: without its dataset when no dataset was given and the outputs carry the gold
     notes: tuple[str, ...] = ()
+
+
+def _carry_other_gold(frames: list[pl.DataFrame], gold: GoldDataset) -> bool:
+    """Whether every row of the prediction tables carries its gold answer and none is on ``gold``
+    (by record id or question, as :func:`~workbench.io.link.attach_record_ids` links them)."""
+    if not frames or not all(f.height and f["gold_answer"].is_not_null().all() for f in frames):
+        return False
+    ids = gold.turns.get_column("record_id").unique().implode()
+    return not any(attach_record_ids(f, gold).get_column("record_id").is_in(ids).any() for f in frames)
 
 
 def _load_inputs(config: RunConfig) -> _Inputs:
@@ -236,16 +247,26 @@ def _load_inputs(config: RunConfig) -> _Inputs:
                 )
             files.append((path, name))
         frames.append(frame)
+    notes: tuple[str, ...] = ()
     if config.dataset is None:
         gold = gold_from_predictions(pl.concat(frames, how="vertical_relaxed"), source=str(config.predictions[0]))
     else:
         gold = load_gold(config.dataset)
+    if config.dataset_default and _carry_other_gold(frames, gold):
+        # no dataset was given, and the outputs are not on the bundled dev set standing in but
+        # carry their own gold: that is the gold (as `workbench grade FILE` reads it)
+        config = dataclasses.replace(config, dataset=None, dataset_default=False)
+        gold = gold_from_predictions(pl.concat(frames, how="vertical_relaxed"), source=str(config.predictions[0]))
+        notes = (
+            f"no dataset was given and {', '.join(str(p) for p in config.predictions)} carry their gold answers "
+            "and are not on the bundled ConvFinQA dev set: graded against their gold (--dataset FILE names another)",
+        )
     _check_single_turn(read, gold)
     frames = [attach_record_ids(frame, gold) for frame in frames]
     gold = _check_benchmark(config, gold, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))
-    notes = tuple(f.note for f in read if f.note)
+    notes += tuple(f.note for f in read if f.note)
     kind = _KIND_BY_BENCHMARK.get(gold.benchmark, "auto")
-    return _Inputs(gold, tuple(frames), tuple(files), gold.benchmark, kind, notes)
+    return _Inputs(gold, tuple(frames), tuple(files), gold.benchmark, kind, config, notes)
 
 
 # --------------------------------------------------------------------------- opening a graded folder
@@ -337,6 +358,8 @@ def open_run(graded_dir: str | Path, config: RunConfig | None = None) -> Run:
     summary_file = str(graded_paths(folder)["summary"])
     recorded = [(e["path"], e["system"]) for e in manifest.inputs.get("predictions", [])]
     dataset = manifest.inputs.get("dataset") or {}
+    inputs = _load_inputs(config)
+    config = inputs.config  # as it grades: the gold the outputs carry when no dataset was given
     same_dataset = (
         dataset.get("layout") == _CARRIED_LAYOUT
         if config.dataset is None
@@ -352,7 +375,6 @@ def open_run(graded_dir: str | Path, config: RunConfig | None = None) -> Run:
             "graded from other input files than these",
             fix="leave graded_dir empty to grade these inputs, or give a folder of their own",
         )
-    inputs = _load_inputs(config)
     policy = for_benchmark(config.policy, inputs.benchmark)
     if [name for _, name in inputs.files] != [name for _, name in recorded]:
         raise InputError(

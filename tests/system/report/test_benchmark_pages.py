@@ -125,3 +125,13 @@ def test_a_math_report_lists_every_verdict_that_differs_from_the_upstream_one(tm
         assert ("right" if expected["upstream_correct"] else "wrong") in cells
     assert "BLEU and ROUGE (0 to 100)" in text and "Glossary" in text
     assert str(REPO) not in page and str(tmp_path) not in page
+
+
+def test_a_report_of_outputs_carrying_their_gold_needs_no_dataset(tmp_path: Path) -> None:
+    """`workbench report --predictions gsm8k.jsonl` without --dataset grades against the gold the
+    file carries, as `workbench grade FILE` does, not against the bundled ConvFinQA dev set."""
+    result = run_template("01-overview", parameters={"predictions": str(TORA)}, out_dir=tmp_path / "reports")
+    page = result.html.read_text(encoding="utf-8")
+    assert "<h1>GSM8K error report: overview</h1>" in page and "dev.json" not in page
+    assert "gold answers carried in the predictions file (20 problems)" in page
+    assert "match no gold turn" not in page
