@@ -66,9 +66,9 @@ class RunConfig:
         ``auto`` (from the data), ``convfinqa``, ``gsm8k`` or ``math``.
     dataset_default
         No dataset was given for prediction files that were: ``dataset`` is the bundled
-        ConvFinQA dev set standing in, and when every row of every prediction file carries
-        its gold answer, that gold is graded against instead (as ``workbench grade FILE``
-        does), see :func:`workbench.pipeline.run.grade_run`.
+        ConvFinQA dev set standing in, and when no prediction row is on it and every row
+        carries its gold answer, that gold is graded against instead (as ``workbench grade
+        FILE`` does), see :func:`workbench.pipeline.run.grade_run`.
     """
 
     dataset: Path | None
@@ -173,6 +173,7 @@ def resolve(
     preds = split_list(predictions) if isinstance(predictions, str) else [str(p) for p in predictions]
     names = split_list(systems) if isinstance(systems, str) else list(systems)
     maps = split_list(column_map) if isinstance(column_map, str) else list(column_map)
+    given = bool(preds)
     if not preds:
         preds = [BUNDLED_PREDICTIONS]
         names = names or [BUNDLED_SYSTEM]
@@ -185,7 +186,5 @@ def resolve(
         column_maps=tuple(parse_column_map(m) if m else None for m in _spread("column map", maps, len(files))),
         policy=policy,
         benchmark=benchmark,
-        dataset_default=not no_dataset
-        and not str(dataset).strip()
-        and bool(split_list(predictions) if isinstance(predictions, str) else predictions),
+        dataset_default=given and not no_dataset and not str(dataset).strip(),
     )

@@ -185,9 +185,9 @@ def _carried(turns: pl.DataFrame) -> pl.Series:
     if rows.is_empty():
         return carried
     records = rows.get_column("record_id").unique().implode()
-    earlier = turns.filter(pl.col("record_id").is_in(records)).select(
+    earlier = turns.select(  # the columns read first: a filter copies every column it carries
         *keys, pl.col("turn").alias("depends_on"), pl.col("correct").alias("earlier_correct")
-    )
+    ).filter(pl.col("record_id").is_in(records))
     flags = (
         rows.explode("depends_on")
         .join(earlier, on=[*keys, "depends_on"], how="left")

@@ -69,6 +69,7 @@ __all__ = [
     "FAST_NUMBER",
     "TEXT_NUMBER_AFTER",
     "FAST_NUMBER_UNSAFE",
+    "NUMBER_CHAR",
     "FAST_SCALE_WORD",
     "FAST_BOX",
     "FAST_ANSWER",
@@ -353,6 +354,10 @@ TEXT_NUMBER_AFTER = (
 #: is ``5%`` and ``\u22126`` to Python, ``5%`` and ``6`` to polars), or a fraction followed by
 #: decimals.
 FAST_NUMBER_UNSAFE = rf"%[-{MINUS_CHARS}$.0-9]|/ ?\d+\.\d"
+
+#: A character a match of :data:`TEXT_NUMBER` (or :data:`TEXT_NUMBER_AFTER`'s number) can hold, as
+#: a regex class; no match of either holds any other (the fast path reads the two alike from one).
+NUMBER_CHAR = f"[-{MINUS_CHARS}0-9,.eE+$ /%]"
 
 #: What follows the only ``\boxed`` of an output when it is one balanced box whose content has no
 #: brace and no backslash (the box the fast path reads; brace matching finds the same content).

@@ -144,11 +144,6 @@ def _last_marker(raw: pl.Expr, pattern: str, group: int) -> tuple[pl.Expr, pl.Ex
     return last, last.str.extract(pattern, group)
 
 
-#: Every character a match of :data:`~workbench.grading.patterns.TEXT_NUMBER` can hold (a regex
-#: class); any other character is in no match of either pattern.
-_IN_NUMBERS = f"[-{patterns.MINUS_CHARS}0-9,.eE+$ /%]"
-
-
 def _unsafe(scan: pl.Expr, after: pl.Expr) -> pl.Expr:
     """Whether the last number of ``scan`` may be another to Python (``TEXT_NUMBER``) than to
     polars (``TEXT_NUMBER_AFTER``, read with a space in front; ``after`` is the text after its last
@@ -163,10 +158,10 @@ def _unsafe(scan: pl.Expr, after: pl.Expr) -> pl.Expr:
     spaced = pl.lit(" ") + scan
     match = spaced.str.extract_all(patterns.TEXT_NUMBER_AFTER).list.last()  # with the character in front
     head = spaced.str.slice(0, spaced.str.len_chars() - after.str.len_chars() - match.str.len_chars())
-    lead_holds = match.str.slice(0, 1).str.contains(f"^{_IN_NUMBERS}$")
-    before = pl.when(lead_holds).then(head.str.extract(f"({_IN_NUMBERS}*)$", 1)).otherwise(pl.lit(""))
+    lead_holds = match.str.slice(0, 1).str.contains(f"^{patterns.NUMBER_CHAR}$")
+    before = pl.when(lead_holds).then(head.str.extract(f"({patterns.NUMBER_CHAR}*)$", 1)).otherwise(pl.lit(""))
     number = pl.when(lead_holds).then(match).otherwise(match.str.slice(1))
-    window = pl.concat_str(before, number, after.str.extract(f"^({_IN_NUMBERS}*)", 1))
+    window = pl.concat_str(before, number, after.str.extract(f"^({patterns.NUMBER_CHAR}*)", 1))
     # no number at all: Python finds none either (it differs only next to a number polars reads)
     return match.is_not_null() & window.str.contains(patterns.FAST_NUMBER_UNSAFE)
 

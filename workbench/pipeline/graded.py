@@ -75,7 +75,7 @@ def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame]]:
     Raises
     ------
     InputError
-        When a file of the folder is missing, or a policy-grades column holds another type than
+        When a file of the folder is missing, or a policy-grades column is missing or holds another type than
         :data:`~workbench.schema.POLICY_GRADES` says (text where it says categories is read as them).
     """
     paths = graded_paths(folder)
@@ -92,15 +92,15 @@ def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame]]:
     grades = tables["policy_grades"]
     for name, dtype in POLICY_GRADES.items():
         found = grades.schema.get(name)
-        if found is not None and found != dtype and not (found == pl.String and dtype == pl.Categorical):
+        if found is None or (found != dtype and not (found == pl.String and dtype == pl.Categorical)):
             raise InputError(
                 str(paths["policy_grades"]),
-                f"column {name} holds {found}, not {dtype}",
+                f"column {name} is missing" if found is None else f"column {name} holds {found}, not {dtype}",
                 field=name,
                 fix="grade the run again ('workbench grade ... --out FOLDER')",
             )
     tables["policy_grades"] = grades.with_columns(
-        [pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if c in grades.columns and grades.schema[c] != t]
+        [pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if grades.schema[c] != t]
     )
     return manifest, tables
 

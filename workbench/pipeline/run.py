@@ -248,19 +248,18 @@ def _load_inputs(config: RunConfig) -> _Inputs:
             files.append((path, name))
         frames.append(frame)
     notes: tuple[str, ...] = ()
-    if config.dataset is None:
-        gold = gold_from_predictions(pl.concat(frames, how="vertical_relaxed"), source=str(config.predictions[0]))
-    else:
-        gold = load_gold(config.dataset)
-    if config.dataset_default and _carry_other_gold(frames, gold):
+    gold = None if config.dataset is None else load_gold(config.dataset)
+    if gold is not None and config.dataset_default and _carry_other_gold(frames, gold):
         # no dataset was given, and the outputs are not on the bundled dev set standing in but
         # carry their own gold: that is the gold (as `workbench grade FILE` reads it)
         config = dataclasses.replace(config, dataset=None, dataset_default=False)
-        gold = gold_from_predictions(pl.concat(frames, how="vertical_relaxed"), source=str(config.predictions[0]))
+        gold = None
         notes = (
-            f"no dataset was given and {', '.join(str(p) for p in config.predictions)} carry their gold answers "
+            f"no dataset was given and {', '.join(p.name for p in config.predictions)} carry their gold answers "
             "and are not on the bundled ConvFinQA dev set: graded against their gold (--dataset FILE names another)",
         )
+    if gold is None:
+        gold = gold_from_predictions(pl.concat(frames, how="vertical_relaxed"), source=str(config.predictions[0]))
     _check_single_turn(read, gold)
     frames = [attach_record_ids(frame, gold) for frame in frames]
     gold = _check_benchmark(config, gold, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))

@@ -174,7 +174,7 @@ def agreement_checks(turns: pl.DataFrame, *, min_systems: int = 2) -> pl.DataFra
 def _confidence(agreeing: int, systems: int, near_misses: bool) -> float:
     """How likely a ``systems_agree`` flag is a real data problem: ``agreeing`` of ``systems``
     systems agree, all of them graded a near miss (``near_misses``) or not."""
-    confidence = min(0.2 + 0.7 * agreeing / systems, 0.95)
+    confidence = min(0.2 + 0.7 * (agreeing / systems), 0.95)  # of the share of systems
     if agreeing < 3:  # two runs of one model often repeat one mistake
         confidence = min(confidence, CONFIDENCE["agree_cap_few"])
     if near_misses:  # a sign, scale or rounding convention
@@ -188,8 +188,9 @@ def _groups(grouped: pl.DataFrame, agree: _Agreement, min_systems: int) -> pl.Da
     that agree with it (itself too when it agrees with itself); the turn's is the largest group,
     the first of equal ones in the order of the answers, and is flagged when it has at least
     ``min_systems`` answers. The evidence names its systems and answers in that order."""
+    grouped = grouped.with_row_index("_row")
     long = (
-        grouped.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"), "system", "answer", "reason")
+        grouped.select("_row", "system", "answer", "reason")
         .explode("system", "answer", "reason")
         .with_columns(pl.int_range(pl.len(), dtype=pl.UInt32).over("_row").alias("_i"))
     )
@@ -219,14 +220,7 @@ def _groups(grouped: pl.DataFrame, agree: _Agreement, min_systems: int) -> pl.Da
         )
         .filter(pl.col("_n") >= min_systems)
         .join(
-            grouped.select(
-                pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"),
-                "record_id",
-                "turn",
-                "gold_answer",
-                "gold_executed",
-                "n_systems",
-            ),
+            grouped.select("_row", "record_id", "turn", "gold_answer", "gold_executed", "n_systems"),
             on="_row",
         )
         .sort("_row")

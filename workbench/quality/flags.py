@@ -54,17 +54,19 @@ CONFIDENCE: Mapping[str, float] = {
 NEAR = 0.02
 
 
+#: CHECKS with its categories as text: flags are written so, then cast (an unknown category fails).
+_CHECKS_AS_TEXT = {c: (pl.String() if isinstance(t, pl.Enum) else t) for c, t in CHECKS.items()}
+
+
 def checks_frame(rows: Sequence[Mapping[str, Any]]) -> pl.DataFrame:
     """Rows into a CHECKS table; an unknown category fails loudly in the cast."""
-    text = {c: (pl.String() if isinstance(t, pl.Enum) else t) for c, t in CHECKS.items()}
-    return as_checks(pl.DataFrame(list(rows), schema=text))
+    return as_checks(pl.DataFrame(list(rows), schema=_CHECKS_AS_TEXT))
 
 
 def as_checks(frame: pl.DataFrame) -> pl.DataFrame:
     """A frame of the CHECKS columns (categories as text) cast to CHECKS; an unknown category
     fails loudly in the cast."""
-    text = {c: (pl.String() if isinstance(t, pl.Enum) else t) for c, t in CHECKS.items()}
-    return frame.select(list(CHECKS)).cast(text).cast(CHECKS)
+    return frame.select(list(CHECKS)).cast(_CHECKS_AS_TEXT).cast(CHECKS)
 
 
 def merge_flags(frame: pl.DataFrame) -> pl.DataFrame:

@@ -33,7 +33,7 @@ def test_outputs_carrying_their_gold_are_graded_against_it() -> None:
     run = grade_run(resolve(dataset="", predictions=[str(TORA)]))
     assert run.config.dataset is None and not run.config.dataset_default
     assert run.gold.benchmark == "gsm8k" and run.unmatched.height == 0 and run.graded.turns.height == 20
-    assert any("carry their gold answers" in note and "--dataset FILE" in note for note in run.notes)
+    assert any("carry their gold answers" in note and "tora-70b_first_20.jsonl" in note for note in run.notes)
 
 
 def test_outputs_without_gold_are_graded_against_the_bundled_dev_set() -> None:

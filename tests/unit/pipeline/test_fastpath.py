@@ -9,6 +9,8 @@ grades; the fraction of distinct inputs the fast path decides is printed).
 
 from __future__ import annotations
 
+import re
+import string
 import warnings
 from collections.abc import Sequence
 from decimal import Decimal
@@ -21,6 +23,7 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+from workbench.grading import patterns
 from workbench.grading.cues import percent_cue
 from workbench.grading.policies import POLICIES, GradingPolicy, for_benchmark
 from workbench.grading.turn import grade_turn
@@ -483,3 +486,14 @@ def test_bundled_outputs_grade_the_same_with_and_without_the_fast_path(
     inputs, decided = counted
     print(f"{name}: the fast path decides {decided:,} of {inputs:,} distinct inputs ({decided / inputs:.1%})")
     assert decided > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.one_of(_glued, _outputs, st.text(alphabet=string.printable + "\u2212\u2013\u2019", max_size=60)))
+def test_every_number_python_reads_is_made_of_number_characters(text: str) -> None:
+    """What the fast path's unsafe-spot window relies on, on the texts it reads (FAST_TEXT): no
+    match of TEXT_NUMBER holds a character outside patterns.NUMBER_CHAR (so either pattern reads
+    afresh after one)."""
+    whole = re.compile(f"{patterns.NUMBER_CHAR}*")
+    for found in patterns.TEXT_NUMBER.finditer(text):
+        assert whole.fullmatch(found.group(0)), (text, found.group(0))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,18 +83,28 @@ def test_a_folder_whose_policy_grades_hold_text_opens_with_categories(graded: tu
     assert both.height == 2 * fresh.policy_grades.height
 
 
-def test_a_policy_grades_column_of_another_type_is_refused_in_one_line(
-    graded: tuple[Run, Path], tmp_path: Path
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (
+            lambda grades: grades.with_columns(pl.lit(1).alias("answer_source")),
+            "answer_source holds Int32, not Categorical",
+        ),
+        (lambda grades: grades.drop("answer_source"), "answer_source is missing"),
+    ],
+)
+def test_a_policy_grades_column_of_another_type_or_missing_is_refused_in_one_line(
+    graded: tuple[Run, Path], tmp_path: Path, change: Callable[[pl.DataFrame], pl.DataFrame], said: str
 ) -> None:
     fresh, folder = graded
     copy = tmp_path / "copy"
     shutil.copytree(folder, copy)
     path = copy / "graded/policy_grades.parquet"
-    pl.read_parquet(path).with_columns(pl.lit(1).alias("answer_source")).write_parquet(path)
+    change(pl.read_parquet(path)).write_parquet(path)
     with pytest.raises(InputError) as caught:
         open_run(copy / "graded")
     message = str(caught.value)
-    assert "policy_grades.parquet" in message and "answer_source" in message and "grade the run again" in message
+    assert "policy_grades.parquet" in message and said in message and "grade the run again" in message
     assert "\n" not in message
 
 

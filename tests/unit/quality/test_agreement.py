@@ -78,7 +78,8 @@ def _flag_as_written(row: dict[str, Any], min_systems: int) -> tuple[str, float]
             best = group
     if len(best) < min_systems:
         return None
-    confidence = min(0.2 + 0.7 * len(best) / row["n_systems"], 0.95)
+    share = len(best) / row["n_systems"]
+    confidence = min(0.2 + 0.7 * share, 0.95)
     if len(best) < 3:
         confidence = min(confidence, CONFIDENCE["agree_cap_few"])
     if all(reason in {"rounding", "percent_confusion", "scale", "sign_flip"} for _, _, reason in best):
