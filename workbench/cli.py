@@ -552,6 +552,8 @@ def _report(args: argparse.Namespace) -> int:
             text = _os_error_line(exc) if isinstance(exc, OSError) else str(exc)
             _say(f"workbench: {kind}: {job.template}: {text}", file=sys.stderr)
             continue
+        for line in result.notes:
+            _say(f"workbench: note: {line}", file=sys.stderr)
         _say(f"notebook: {result.notebook}")
         _say(f"html: {result.html}")
         if result.changes is not None:

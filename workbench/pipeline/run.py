@@ -222,13 +222,13 @@ class _Inputs:
     notes: tuple[str, ...] = ()
 
 
-def _carry_other_gold(frames: list[pl.DataFrame], gold: GoldDataset) -> bool:
-    """Whether every row of the prediction tables carries its gold answer and none is on ``gold``
-    (by record id or question, as :func:`~workbench.io.link.attach_record_ids` links them)."""
-    if not frames or not all(f.height and f["gold_answer"].is_not_null().all() for f in frames):
-        return False
+def _on_gold(frames: list[pl.DataFrame], gold: GoldDataset) -> bool:
+    """Whether some row of the prediction tables is on ``gold`` (by record id or question, as
+    :func:`~workbench.io.link.attach_record_ids` links them); true when there are no rows."""
+    if not any(f.height for f in frames):
+        return True
     ids = gold.turns.get_column("record_id").unique().implode()
-    return not any(attach_record_ids(f, gold).get_column("record_id").is_in(ids).any() for f in frames)
+    return any(attach_record_ids(f, gold).get_column("record_id").is_in(ids).any() for f in frames if f.height)
 
 
 def _load_inputs(config: RunConfig) -> _Inputs:
@@ -249,14 +249,24 @@ def _load_inputs(config: RunConfig) -> _Inputs:
         frames.append(frame)
     notes: tuple[str, ...] = ()
     gold = None if config.dataset is None else load_gold(config.dataset)
-    if gold is not None and config.dataset_default and _carry_other_gold(frames, gold):
-        # no dataset was given, and the outputs are not on the bundled dev set standing in but
-        # carry their own gold: that is the gold (as `workbench grade FILE` reads it)
+    if gold is not None and config.dataset_default and not _on_gold(frames, gold):
+        # no dataset was given, and no output is on the bundled dev set standing in: the outputs'
+        # own gold is the gold (as `workbench grade FILE` reads it), when every row carries one
+        for path, frame in zip(config.predictions, frames, strict=True):
+            if (missing := frame.get_column("gold_answer").null_count()) > 0:
+                raise InputError(
+                    str(path),
+                    f"no dataset was given, none of its {frame.height:,} rows is on the bundled ConvFinQA dev set, "
+                    f"and {missing:,} of them {'carries' if missing == 1 else 'carry'} no gold answer",
+                    field="gold_answer",
+                    fix="name the gold set with --dataset FILE, or give every row its gold answer",
+                )
         config = dataclasses.replace(config, dataset=None, dataset_default=False)
         gold = None
         notes = (
-            f"no dataset was given and {', '.join(p.name for p in config.predictions)} carry their gold answers "
-            "and are not on the bundled ConvFinQA dev set: graded against their gold (--dataset FILE names another)",
+            f"no dataset was given: graded against the gold answers carried in "
+            f"{', '.join(p.name for p in config.predictions)}, which are not on the bundled ConvFinQA dev set "
+            "(--dataset FILE names another gold set)",
         )
     if gold is None:
         gold = gold_from_predictions(pl.concat(frames, how="vertical_relaxed"), source=str(config.predictions[0]))

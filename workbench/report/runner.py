@@ -83,13 +83,15 @@ class ReportResult:
 
     ``manifest`` is the run manifest (``<slug>.manifest.json``); ``changes`` a one-line
     summary of the changes since the previous run of the template in the same folder, or
-    ``None`` when there was none.
+    ``None`` when there was none; ``notes`` the lines grading its inputs had to say about how
+    they were read (:attr:`workbench.pipeline.run.Run.notes`), when they were graded here.
     """
 
     notebook: Path
     html: Path
     manifest: Path | None = None
     changes: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 def template_path(template: str) -> Path:
@@ -247,8 +249,9 @@ def run_template(
     html_out = inside(out, f"{slug}.html")
     graded = Path(params["graded_dir"]) if params.get("graded_dir") else inside(out, f"{slug}.graded")
     run_params, written = params, False
+    notes: tuple[str, ...] = ()
     if "graded_dir" in known:
-        written = _grade_once(known, params, graded, {} if graded_sets is None else graded_sets)
+        written, notes = _grade_once(known, params, graded, {} if graded_sets is None else graded_sets)
         # not graded here (bad inputs): the template grades itself, and its cell names the error
         run_params = {**params, "graded_dir": str(graded) if written else ""}
     try:
@@ -313,7 +316,7 @@ def run_template(
         if changes.unmatched:
             line += f"; {changes.unmatched}"
     write_index(index_folder(out, path.stem))
-    return ReportResult(notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line)
+    return ReportResult(notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line, notes=notes)
 
 
 def _template_config(known: dict[str, dict[str, Any]], params: dict[str, Any]) -> RunConfig | None:
@@ -337,12 +340,15 @@ def _copier(source: Path) -> Callable[[Path], None]:
     return lambda target: shutil.copyfile(source, target)
 
 
-def _grade_once(known: dict[str, dict[str, Any]], params: dict[str, Any], graded: Path, done: dict[str, Path]) -> bool:
+def _grade_once(
+    known: dict[str, dict[str, Any]], params: dict[str, Any], graded: Path, done: dict[str, Path]
+) -> tuple[bool, tuple[str, ...]]:
     """Write the graded folder of the template's inputs into ``graded``: a copy of the folder
     in ``done`` when that input set was graded already, else graded here (and recorded in
     ``done``). Graded in the project root, where the template's kernel runs, so the paths
     read and recorded are the template's; warnings are left to the template, which loads
-    the inputs again. ``False`` when the inputs cannot be graded: the template then grades
+    the inputs again. With the run's notes when graded here (a copy says none: they were said
+    with the first). ``False`` when the inputs cannot be graded: the template then grades
     itself, and the cell that fails names the error as before.
 
     Raises
@@ -353,25 +359,25 @@ def _grade_once(known: dict[str, dict[str, Any]], params: dict[str, Any], graded
     try:
         config = _template_config(known, params)
     except WorkbenchError:
-        return False
+        return False, ()
     if config is None:
-        return False
+        return False, ()
     key = repr(config)
     earlier = done.get(key)
     if earlier is not None and graded_paths(earlier)["summary"].is_file():
         if earlier.resolve() != graded.resolve():
             pairs = zip(graded_paths(graded).values(), graded_paths(earlier).values(), strict=True)
             write_atomic_set([(target, _copier(source)) for target, source in pairs])
-        return True
+        return True, ()
     try:
         with contextlib.chdir(project_root()), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             run = grade_run(config)
     except (WorkbenchError, OSError):
-        return False
+        return False, ()
     run.write(graded)
     done[key] = graded
-    return True
+    return True, run.notes
 
 
 def _previous_run(out: Path, template: str, slug: str, summary: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:

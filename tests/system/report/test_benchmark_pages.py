@@ -135,3 +135,8 @@ def test_a_report_of_outputs_carrying_their_gold_needs_no_dataset(tmp_path: Path
     assert "<h1>GSM8K error report: overview</h1>" in page and "dev.json" not in page
     assert "gold answers carried in the predictions file (20 problems)" in page
     assert "match no gold turn" not in page
+    # the analyst is told why (workbench report prints the notes, as workbench grade does)
+    assert result.notes == (
+        "no dataset was given: graded against the gold answers carried in tora-70b_first_20.jsonl, which are not "
+        "on the bundled ConvFinQA dev set (--dataset FILE names another gold set)",
+    )

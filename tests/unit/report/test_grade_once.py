@@ -29,6 +29,8 @@ PREDS_B = REPO / "tests/fixtures/predictions/zarifaziz_dev_small_12-48-44Z.jsonl
 class _Written:
     """A stand-in graded run that writes the files of a graded folder (empty tables)."""
 
+    notes: tuple[str, ...] = ()
+
     def write(self, out_dir: Path) -> None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         for name in GRADED_TABLES:
@@ -121,3 +123,24 @@ def test_a_template_of_unreadable_inputs_grades_itself_and_names_the_error(
     runner.run_template("01-overview", parameters={"dataset": str(tmp_path / "missing.json")}, out_dir=tmp_path)
     assert len(grades) == 1 and executed[0]["graded_dir"] == ""
     assert not list(tmp_path.glob("*.graded")) and not list(tmp_path.glob("*.verdicts.parquet"))
+
+
+def test_report_prints_the_notes_of_grading_once_per_input_set(
+    tmp_path: Path, executed: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``workbench grade`` does: outputs without a dataset that carry their gold say so; a
+    second report of the same outputs (graded once, copied) does not say it again."""
+    tora = REPO / "tests/fixtures/predictions/gsm8k/tora-70b_first_20.jsonl"
+    config = tmp_path / "batch.yaml"
+    config.write_text(
+        f"out: {tmp_path / 'out'}\nreports:\n"
+        f"  - template: 01-overview\n    predictions: [{tora}]\n"
+        f"  - template: 02-error-slices\n    predictions: [{tora}]\n",
+        encoding="utf-8",
+    )
+    assert cli.main(["report", "--quiet", "--config", str(config)]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("workbench: note: ")]
+    assert notes == [
+        "workbench: note: no dataset was given: graded against the gold answers carried in tora-70b_first_20.jsonl, "
+        "which are not on the bundled ConvFinQA dev set (--dataset FILE names another gold set)",
+    ]
