@@ -44,5 +44,5 @@ def test_million_distinct_turns_on_a_small_set() -> None:
     assert figures["distinct_inputs"] >= 0.8 * figures["turns"]
     assert 0 < figures["fast_path_rows"] <= figures["distinct_inputs"]
     assert figures["peak_rss_mb"] >= figures["rss_mb_inputs_read"] > 0
-    for key in ("grade_s", "slices_s", "grade_plus_slices_s", "peak_rss_mb_build"):
+    for key in ("grade_s", "slices_s", "grade_plus_slices_s", "peak_rss_mb_build", "peak_rss_mb_freed_at_once"):
         assert figures[key] > 0
