@@ -44,6 +44,7 @@ __all__ = [
     "ANNOTATION_KEYS",
     "ANNOTATION_SCHEMA_VERSION",
     "ACTIVE_ANNOTATIONS",
+    "as_text",
 ]
 
 
@@ -258,3 +259,15 @@ ANNOTATION_EVENTS: dict[str, pl.DataType] = {
 ACTIVE_ANNOTATIONS: dict[str, pl.DataType] = {
     k: v for k, v in ANNOTATION_EVENTS.items() if k not in ("kind", "retracts")
 }
+
+
+def as_text(dtype: pl.DataType) -> pl.DataType:
+    """The dtype a column of ``dtype`` is built in from Python values: text for an enum (cast to
+    the enum once, so an unknown value fails loudly), else ``dtype`` itself.
+
+    Examples
+    --------
+    >>> as_text(STATUS_DTYPE), as_text(pl.Float64())
+    (String, Float64)
+    """
+    return pl.String() if isinstance(dtype, pl.Enum) else dtype

@@ -29,7 +29,7 @@ from workbench.io.gold import GoldDataset
 from workbench.parallel import distinct, first_rows, map_chunks, same_tables
 from workbench.pipeline import fastpath
 from workbench.quality.checks import run_checks, top_category
-from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS
+from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS, as_text
 
 __all__ = [
     "GradedRun",
@@ -100,15 +100,14 @@ def unmatched_reason(gold: GoldDataset) -> pl.Expr:
     )
 
 
+#: A policy grade's own columns (not the turn's keys), as the cascade's rows are built: enums as text.
+_GRADES_AS_TEXT = {c: as_text(t) for c, t in POLICY_GRADES.items() if c not in ("system", "record_id", "turn")}
+
+
 def _compact(frame: pl.DataFrame) -> pl.DataFrame:
     """Policy grades built as text (by the cascade) in the dtypes of
     :data:`~workbench.schema.POLICY_GRADES`: enums and categories, as the fast path gives them."""
     return frame.with_columns([pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if c in frame.columns])
-
-
-def _as_text(dtype: pl.DataType) -> pl.DataType:
-    """Enum columns are built as text and cast once, so an unknown value fails loudly."""
-    return pl.String() if isinstance(dtype, pl.Enum) else dtype
 
 
 #: What one turn's grade depends on (besides the table, the answer kind and the policies).
@@ -325,11 +324,10 @@ def _fast_grades(
             from_cascade = from_cascade[back]
         turns = turns.update(from_cascade.with_columns(done.alias("_key")), on="_key", include_nulls=True)
         if rest:
-            text = {c: _as_text(t) for c, t in POLICY_GRADES.items() if c not in ("system", "record_id", "turn")}
             extra = pl.DataFrame(
                 [{"_key": key, "_p": where[p], **row} for key, (_, rows_) in zip(done, graded, strict=True)
                  for p, row in enumerate(rows_)],
-                schema={"_key": pl.UInt32(), "_p": pl.Int64(), **text},
+                schema={"_key": pl.UInt32(), "_p": pl.Int64(), **_GRADES_AS_TEXT},
             )  # fmt: skip
             per_policy = pl.concat([per_policy, _compact(extra).select(per_policy.columns)]).sort("_key", "_p")
     return keys, turns, per_policy
@@ -435,14 +433,13 @@ def _grade_rows(
     results = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).with_columns(
         pl.Series("_key", slow_keys, dtype=pl.UInt32)
     )
-    text = {c: _as_text(t) for c, t in POLICY_GRADES.items() if c not in ("system", "record_id", "turn")}
     per_key = pl.DataFrame(
         [
             {"_key": key, "_p": p, **row}
             for key, (_, rows) in zip(slow_keys, graded, strict=True)
             for p, row in enumerate(rows)
         ],
-        schema={"_key": pl.UInt32(), "_p": pl.Int64(), **text},
+        schema={"_key": pl.UInt32(), "_p": pl.Int64(), **_GRADES_AS_TEXT},
     ).pipe(_compact)
     per_key_parts = [per_key]
     if not fast_keys.is_empty():

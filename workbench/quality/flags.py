@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from workbench.grading.compare import read_number
-from workbench.schema import CHECK_KEYS, CHECKS
+from workbench.schema import CHECK_KEYS, CHECKS, as_text
 
 __all__ = [
     "AGREEMENT_RULE",
@@ -55,7 +55,7 @@ NEAR = 0.02
 
 
 #: CHECKS with its categories as text: flags are written so, then cast (an unknown category fails).
-_CHECKS_AS_TEXT = {c: (pl.String() if isinstance(t, pl.Enum) else t) for c, t in CHECKS.items()}
+_CHECKS_AS_TEXT = {c: as_text(t) for c, t in CHECKS.items()}
 
 
 def checks_frame(rows: Sequence[Mapping[str, Any]]) -> pl.DataFrame:
