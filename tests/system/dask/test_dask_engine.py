@@ -131,18 +131,25 @@ def test_parts_whose_gold_shows_no_display_answers(client, local_runs: dict[str,
     assert_same(grade_dask(gold, frames, client=client, n_partitions=40, **options), local)
 
 
-def _listening(cluster) -> dict[str, set[str]]:  # type: ignore[no-untyped-def]
-    """Where ``cluster``'s servers listen: ``{"scheduler"|"dashboard"|"workers": {"ip:port"}}``,
-    read from the operating system's sockets (psutil), not from what dask says its links are
-    (``dashboard_link`` says 127.0.0.1 even for a dashboard bound to every interface)."""
+def _sockets() -> set[tuple[str, int]]:
+    """The (ip, port) this process and its children listen on (psutil)."""
     psutil = pytest.importorskip("psutil")
     me = psutil.Process()
-    listening = {
+    return {
         (c.laddr.ip, c.laddr.port)
         for proc in [me, *me.children(recursive=True)]
         for c in proc.net_connections(kind="inet")
         if c.status == psutil.CONN_LISTEN
     }
+
+
+def _listening(cluster, before: set[tuple[str, int]]) -> dict[str, set[str]]:  # type: ignore[no-untyped-def]
+    """Where ``cluster``'s servers listen: ``{"scheduler"|"dashboard"|"workers": {"ip:port"}}``,
+    read from the operating system's sockets (psutil), not from what dask says its links are
+    (``dashboard_link`` says 127.0.0.1 even for a dashboard bound to every interface). Sockets
+    listening ``before`` the cluster started are not its own: one of them may have the same port
+    on another address (127.0.0.1:46003 beside a dashboard on 127.0.0.2:46003)."""
+    listening = _sockets() - before
     by_port = {port: f"{ip}:{port}" for ip, port in listening}
 
     def port(address: str) -> int:
@@ -165,8 +172,9 @@ def _recording_clusters(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, set[s
     start = engines.local_cluster
 
     def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
+        before = _sockets()
         cluster = start(*args, **kwargs)
-        seen.append(_listening(cluster))
+        seen.append(_listening(cluster, before))
         return cluster
 
     monkeypatch.setattr(engines, "local_cluster", recorded)
@@ -179,7 +187,7 @@ def _hosts(addresses: set[str]) -> set[str]:
 
 def test_the_engines_own_cluster_listens_on_127_0_0_1_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The LocalCluster ``--engine dask`` starts (no ``--scheduler``): scheduler, dashboard and
-    workers on 127.0.0.1, and nothing of this process tree on any other interface."""
+    workers on 127.0.0.1, and nothing this process tree opened with it on any other interface."""
     seen = _recording_clusters(monkeypatch)
     run = grade_run(resolve(dataset=None, predictions=[TORA]), engine="dask")
     assert run.turns.height == 20
