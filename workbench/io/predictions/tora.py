@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from workbench.errors import InputError
-from workbench.io.predictions.base import ADAPTER_COLUMNS, PredictionReader, PredictionSource, Rows, first_item
+from workbench.io.predictions.base import (
+    ADAPTER_COLUMNS,
+    PredictionReader,
+    PredictionSource,
+    Rows,
+    first_item,
+    short,
+)
 
 __all__ = ["READER", "detect", "read"]
 
@@ -32,6 +41,8 @@ def read(source: PredictionSource) -> Rows:
     grader reads the model's own answer from ``code`` instead.
     """
     pairs = source.lines or []
+    for n, obj in pairs:
+        _check_code(source, n, obj)
     if any("answer" in obj for _, obj in pairs):  # a MATH-500 harness file: its gold is ``answer``
         for n, obj in pairs:
             if not isinstance(obj.get("answer"), str):
@@ -59,6 +70,24 @@ def read(source: PredictionSource) -> Rows:
         for _, obj in pairs
     ]
     return Rows(records, [f"line {n}" for n, _ in pairs], ADAPTER_COLUMNS)
+
+
+def _check_code(source: PredictionSource, n: int, obj: dict[str, Any]) -> None:
+    """Refuse a ``code`` that is not a list of texts (a bare number, a mapping): read as element 0,
+    a bare ``5`` would be graded as an output that says 5."""
+    code = obj.get("code")
+    if code is None or (isinstance(code, list) and all(isinstance(item, str) for item in code)):
+        return
+    name = type(code).__name__
+    shown = f"a list holding {short(code)}" if isinstance(code, list) else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+    shown = shown if isinstance(code, list) else f"{shown} ({short(code)})"
+    raise InputError(
+        str(source.path),
+        f"'code' is {shown}, not a list of output texts (one per sampled trajectory)",
+        location=f"line {n} (idx {obj.get('idx')!r})",
+        field="code",
+        fix='write the output as a list of strings, as ToRA does: "code": ["..."]',
+    )
 
 
 READER = PredictionReader(name="ToRA", detect=detect, read=read, keys=KEYS)
