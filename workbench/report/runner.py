@@ -51,7 +51,7 @@ from workbench.pipeline.run import grade_run
 from workbench.report.index import index_folder, shown_paths, write_index
 from workbench.report.sections import report_title
 from workbench.views.changes import changes_html, manifest_html
-from workbench.views.html import Markup, macro, render, script_json, static_text
+from workbench.views.html import PAGE_MIME, Markup, macro, render, script_json, static_text
 from workbench.views.turn_detail import once_per_page
 
 __all__ = [
@@ -263,6 +263,9 @@ def run_template(
             progress_bar=progress,
             cwd=str(project_root()),
             config=_kernel_config(),
+            # live widgets (the failed-turns grid, linked plots) keep what the page needs in
+            # their outputs; their state (plotly.js itself, once per linked plot) is not kept
+            store_widget_state=False,
         )
     except papermill.PapermillExecutionError as exc:
         raise ReportError(
@@ -455,6 +458,8 @@ def _output_block(output: Any, counter: list[int]) -> _Block | None:
         spec = data[_PLOTLY]
         figure = {"data": spec.get("data", []), "layout": spec.get("layout", {})}
         return ("figure", script_json(json.dumps(figure, separators=(",", ":"))), f"wb-fig-{counter[0]}")
+    if PAGE_MIME in data:
+        return ("html", Markup(data[PAGE_MIME]), "")
     if "text/html" in data:
         return ("html", Markup(data["text/html"]), "")
     if "text/markdown" in data:

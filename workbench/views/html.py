@@ -21,7 +21,14 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-__all__ = ["Markup", "environment", "macro", "render", "script_json", "static_text"]
+__all__ = ["Markup", "PAGE_MIME", "environment", "macro", "render", "script_json", "static_text"]
+
+#: The MIME type of an output's markup meant for the exported report page only: a live widget
+#: (the failed-turns grid of :mod:`workbench.widgets.grid`) puts the page's own grid and panel
+#: data there, beside the short ``text/html`` a notebook shows without a kernel. The report
+#: (:func:`workbench.report.runner.render_html`) prefers it to ``text/html``; JupyterLab has no
+#: renderer for it and ignores it.
+PAGE_MIME = "application/vnd.workbench.page+html"
 
 
 @functools.cache
