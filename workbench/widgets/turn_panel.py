@@ -98,6 +98,8 @@ ABOUT_SYSTEM: About = "system"
 _SYSTEM_CATEGORIES = frozenset({"model_error"})
 
 _TEMPLATE = "panel.html.j2"
+#: The category menu's first entry: nothing picked yet.
+_NO_CATEGORY = "pick a category"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -234,19 +236,19 @@ class TurnPanel:
         self.next_button = widgets.Button(description=f"Next {self._item} ›", layout=auto)
         self.previous_button.on_click(lambda _b: self.previous())
         self.next_button.on_click(lambda _b: self.next())
-        self.head_pane = widgets.HTML()
-        self.detail_pane = widgets.HTML()
-        self.evidence_pane = widgets.HTML()
-        self.annotations_pane = widgets.HTML()
-        self.status = widgets.HTML()
+        self.head_pane = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.detail_pane = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.evidence_pane = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.annotations_pane = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.status = widgets.HTML(layout=widgets.Layout(width="100%"))
         self._status_text = ""
         self.errors = widgets.Output(layout=widgets.Layout(max_height="200px", overflow="auto"))
 
         full = widgets.Layout(width="100%", margin="2px 0")
-        wide = {"description_width": "110px"}
+        wide = {"description_width": "130px"}
         self.category = widgets.Dropdown(
-            options=[("pick a category", None)] + [(category_label(c), c) for c in ANNOTATION_CATEGORIES],
-            value=None,
+            options=[(_NO_CATEGORY, "")] + [(category_label(c), c) for c in ANNOTATION_CATEGORIES],
+            value="",
             description="Category",
             layout=widgets.Layout(width="min(100%, 420px)", margin="2px 0"),
             style=wide,
@@ -256,6 +258,7 @@ class TurnPanel:
             options=[("the gold data", ABOUT_GOLD), ("the system’s output", ABOUT_SYSTEM)],
             value=ABOUT_GOLD,
             description="About",
+            layout=widgets.Layout(width="100%", margin="2px 0"),
             tooltips=[
                 "a data problem: the cleaned dataset applies its corrected answer, program and exclusion",
                 "a model error: the cleaned dataset is not changed",
@@ -275,17 +278,22 @@ class TurnPanel:
         excluded = "conversation" if self._item == "turn" else "problem"
         self.exclude = widgets.Checkbox(
             value=False,
-            description=f"Exclude the {excluded} from the cleaned dataset",
+            description=f"Exclude the {excluded}",
+            tooltip=f"drop this {excluded} from the cleaned dataset (an annotation about the gold data)",
             indent=False,
-            layout=widgets.Layout(width="auto", margin="2px 0 2px 114px"),
+            layout=widgets.Layout(width="auto", margin="2px 0 2px 134px"),
         )
-        self.save_button = widgets.Button(description="Save annotation", button_style="success", layout=auto)
+        self.save_button = widgets.Button(
+            description="Save annotation",
+            button_style="success",
+            layout=widgets.Layout(width="auto", margin="4px 0 2px 134px", align_self="flex-start"),
+        )
         self.save_button.on_click(lambda _b: self.save())
 
         form = [self.category, self.about, self.corrected_answer]
         if has_programs:
             form.append(self.corrected_program)
-        form += [self.note, self.exclude, widgets.HBox([self.save_button, self.status], layout=_row())]
+        form += [self.note, self.exclude, self.save_button, self.status]
         self._hint = widgets.HTML(
             str(
                 macro(
@@ -313,9 +321,11 @@ class TurnPanel:
         bar = widgets.HBox([self.title_pane, self.previous_button, self.next_button], layout=_row())
         reading = widgets.VBox(
             [self.head_pane, annotate, self.detail_pane],
-            layout=widgets.Layout(flex="1 1 420px", min_width="320px", margin="0 12px 0 0"),
+            layout=widgets.Layout(flex="1 1 420px", min_width="320px", margin="0 12px 0 0", overflow="hidden"),
         )
-        evidence = widgets.VBox([self.evidence_pane], layout=widgets.Layout(flex="1 1 380px", min_width="300px"))
+        evidence = widgets.VBox(
+            [self.evidence_pane], layout=widgets.Layout(flex="1 1 380px", min_width="300px", overflow="hidden")
+        )
         self.widget = widgets.VBox(
             [
                 bar,
@@ -411,7 +421,7 @@ class TurnPanel:
         if self.key is None:
             self._set_status(f"Nothing to annotate: select a {self._item} in the grid first", "error")
             return None
-        category = self.category.value
+        category = self.category.value or None
         if category is None:
             self._set_status("Nothing saved: pick a category before saving", "error")
             return None
@@ -506,7 +516,7 @@ class TurnPanel:
         self.annotations_pane.value = str(macro(_TEMPLATE, "annotations", _css(), rows, self._item))
 
     def _clear_form(self) -> None:
-        self.category.value = None
+        self.category.value = ""
         self.about.value = ABOUT_GOLD
         self.corrected_answer.value = ""
         self.corrected_program.value = ""
@@ -529,7 +539,7 @@ class TurnPanel:
 
     def _category_changed(self, change: Mapping[str, Any]) -> None:
         category = change.get("new")
-        if category is not None:
+        if category:
             self.about.value = ABOUT_SYSTEM if category in _SYSTEM_CATEGORIES else ABOUT_GOLD
 
     def _set_status(self, message: str, kind: str) -> None:

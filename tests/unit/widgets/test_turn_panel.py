@@ -15,6 +15,7 @@ from workbench.annotations.store import AnnotationStore
 from workbench.config import resolve
 from workbench.pipeline.run import Run, grade_run
 from workbench.schema import ANNOTATION_CATEGORIES
+from workbench.views.turn_detail import detail_data, turn_key
 from workbench.widgets.triage import category_label
 from workbench.widgets.turn_panel import ABOUT_GOLD, ABOUT_SYSTEM, TurnPanel
 
@@ -89,7 +90,7 @@ def test_hidden_until_a_turn_is_shown_and_hidden_again_by_clear(panel: TurnPanel
     assert panel.widget.layout.display is None and panel.key == RSG and not panel.save_button.disabled
     panel.clear()
     assert panel.widget.layout.display == "none" and panel.key is None
-    assert _html(panel) == "" and panel.category.value is None
+    assert _html(panel) == "" and panel.category.value == ""
 
 
 def test_show_a_failed_turn_renders_the_page_panels_content(panel: TurnPanel, run: Run) -> None:
@@ -141,8 +142,13 @@ def test_flags_with_their_evidence(run: Run, store: AnnotationStore) -> None:
     panel = TurnPanel(run, store=store, annotator="ana")
     panel.show(key)
     flags = panel.detail_pane.value.split("Data-quality flags", 1)[1]
-    assert category_label(str(flag["category"])).lower() in flags
-    assert escape(flag["rule"]) in flags and f"{flag['confidence']:.2f}" in flags
+    # as the page's panel has them (turn_detail.detail_data: category and rule in words)
+    row = run.turns.filter((pl.col("record_id") == key[1]) & (pl.col("turn") == key[2]))
+    shown = detail_data(run, row)["turns"][turn_key(*key)]["flags"]
+    assert shown and shown[0][0] == category_label(str(flag["category"])).lower()
+    for category, rule, confidence, evidence in shown:
+        assert f"<tr><td>{escape(category)}</td><td>{escape(rule)}</td><td>{confidence:.2f}</td>" in flags
+        assert f"<td>{escape(evidence)}</td>" in flags
     assert escape(flag["evidence"]) in flags
 
 
@@ -177,12 +183,12 @@ def test_previous_and_next_call_navigate(panel: TurnPanel) -> None:
 def test_position_names_the_row_and_stops_at_either_end(panel: TurnPanel) -> None:
     panel.navigate = lambda _delta: None
     panel.show(RSG, position=(0, 3))
-    assert "row 1 of 3" in panel.title_pane.value
+    assert "row 1 of 3" in _visible(panel.title_pane.value)
     assert panel.previous_button.disabled and not panel.next_button.disabled
     panel.show(RSG, position=(2, 3))
     assert not panel.previous_button.disabled and panel.next_button.disabled
     panel.show(RSG)
-    assert "row " not in panel.title_pane.value and not panel.previous_button.disabled
+    assert "row " not in _visible(panel.title_pane.value) and not panel.previous_button.disabled
 
 
 def test_a_failing_navigate_is_one_line_never_raised(panel: TurnPanel, caplog: pytest.LogCaptureFixture) -> None:
@@ -207,7 +213,7 @@ def test_an_unknown_key_is_one_line(panel: TurnPanel) -> None:
 
 # --------------------------------------------------------------------------- Annotate
 def test_categories_are_the_triages(panel: TurnPanel) -> None:
-    labels = dict((value, label) for label, value in panel.category.options if value is not None)
+    labels = dict((value, label) for label, value in panel.category.options if value)
     assert labels == {c: category_label(c) for c in ANNOTATION_CATEGORIES}
 
 
@@ -312,11 +318,12 @@ def test_a_gsm8k_problem_says_problem_and_shows_what_applies(gsm8k_run: Run, sto
     panel.show(key)
     assert panel.status_text() == ""
     html = _visible(_html(panel))
+    assert _visible(panel.title_pane.value).startswith(f"problem {key[1]} · system {key[0]}")
     assert "turn" not in _visible(panel.title_pane.value)
     assert (
         panel.previous_button.description == "‹ Previous problem" and panel.next_button.description == "Next problem ›"
     )
-    assert "Exclude the problem" in panel.exclude.description
+    assert panel.exclude.description == "Exclude the problem"
     assert "No automatic flag on this problem." in panel.detail_pane.value
     assert "Document" not in html and "Conversation so far" not in html and "Programs and their steps" not in html
     assert panel.corrected_program not in panel.annotate_box.children  # no gold programs to correct
