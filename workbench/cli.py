@@ -533,6 +533,7 @@ def _report(args: argparse.Namespace) -> int:
         jobs = [ReportJob(args.template, parameters, args.out)]
     failures = 0
     graded_sets: dict[str, Path] = {}  # each input set of the batch is graded once
+    indexes: dict[Path, None] = {}  # the index pages rewritten, in order, each said once at the end
     for index, job in enumerate(jobs, start=1):
         if len(jobs) > 1:
             _say(f"[{index}/{len(jobs)}] {job.template}", file=sys.stderr)
@@ -558,6 +559,10 @@ def _report(args: argparse.Namespace) -> int:
         _say(f"html: {result.html}")
         if result.changes is not None:
             _say(f"changes since the previous run: {result.changes}")
+        if result.index is not None:
+            indexes[result.index] = None
+    for index_page in indexes:
+        _say(f"index: {index_page}")
     return 1 if failures else 0
 
 

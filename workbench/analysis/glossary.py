@@ -4,24 +4,32 @@ its benchmark (rendered by the page template, :mod:`workbench.report.runner`).
 The metrics' own definitions are their records' (:data:`workbench.analysis.metrics.METRICS`);
 the other words are defined here.
 
+A GSM8K or MATH page counts problems, not turns: its glossary defines "Problem" and "Accuracy"
+instead of "Turn" and "Turn execution accuracy", and its definitions say "problem" where a
+ConvFinQA page's say "turn" (``{item}`` in a definition).
+
 Examples
 --------
 >>> terms = [entry.term for entry in glossary("gsm8k")]
->>> "Turn" in terms, "Conversation" in terms, "BLEU and ROUGE" in terms
-(True, False, True)
+>>> "Problem" in terms, "Turn" in terms, "Conversation" in terms, "BLEU and ROUGE" in terms
+(True, False, False, True)
 >>> next(e for e in glossary("convfinqa") if e.term == "Turn execution accuracy").definition
 'Share of turns whose answer is correct.'
+>>> next(e for e in glossary("math") if e.term == "Verdict").definition
+"Our grader's decision that a problem's answer is right or wrong, with its reason: the rule that decided it."
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from workbench.analysis.metrics import METRICS
 
 __all__ = ["Entry", "GLOSSARY", "glossary"]
 
 _ALL = ("convfinqa", "gsm8k", "math")
+#: The benchmarks whose items are single problems, not turns of a conversation.
+_SINGLE = ("gsm8k", "math")
 
 
 @dataclass(frozen=True)
@@ -41,8 +49,10 @@ def _metric(key: str, term: str, benchmarks: tuple[str, ...] = _ALL) -> Entry:
 GLOSSARY: tuple[Entry, ...] = (
     Entry(
         "Turn",
-        "One question and its answer: a question of a ConvFinQA conversation, or one GSM8K or MATH problem.",
+        "One question of a ConvFinQA conversation and its answer.",
+        ("convfinqa",),
     ),
+    Entry("Problem", "One GSM8K or MATH question and its answer.", _SINGLE),
     Entry(
         "Conversation",
         "A ConvFinQA record: a financial document and a sequence of questions about it, later ones building on "
@@ -51,7 +61,7 @@ GLOSSARY: tuple[Entry, ...] = (
     ),
     Entry(
         "Verdict",
-        "Our grader's decision that a turn's answer is right or wrong, with its reason: the rule that decided it.",
+        "Our grader's decision that a {item}'s answer is right or wrong, with its reason: the rule that decided it.",
     ),
     Entry(
         "Grading policy",
@@ -75,13 +85,14 @@ GLOSSARY: tuple[Entry, ...] = (
         "its last step, and a lookup reads a number from the document without calculating.",
         ("convfinqa",),
     ),
-    _metric("turn_execution_accuracy", "Turn execution accuracy"),
+    _metric("turn_execution_accuracy", "Turn execution accuracy", ("convfinqa",)),
+    Entry("Accuracy", "Share of problems whose answer is correct.", _SINGLE),
     _metric("conversation_execution_accuracy", "Conversation execution accuracy", ("convfinqa",)),
     _metric("all_turns_correct_rate", "All turns correct", ("convfinqa",)),
     _metric("turn_program_accuracy", "Program accuracy", ("convfinqa",)),
     Entry(
         "Error type",
-        "The kind of mistake in a wrong turn: sign, scale (thousands against millions), percent (0.05 against 5%), "
+        "The kind of mistake in a wrong {item}: sign, scale (thousands against millions), percent (0.05 against 5%), "
         "wrong operator or operand, arithmetic slip (right calculation, wrong result), carried error (built on an "
         "earlier wrong answer), extraction failure (no answer found), or wrong value when nothing more specific "
         "applies.",
@@ -101,13 +112,13 @@ GLOSSARY: tuple[Entry, ...] = (
     ),
     Entry(
         "95% interval",
-        "The range the accuracy would likely fall in on other data like this, from resampling whole "
-        "conversations (problems) 1,000 times; a group of fewer than 20 turns is marked too small to read.",
+        "The range the accuracy would likely fall in on other data like this, from resampling "
+        "{clusters} 1,000 times; a group of fewer than 20 {item}s is marked too small to read.",
     ),
     Entry("Points", "A difference between two percentages: from 83.1% to 81.9% is -1.2 points."),
     Entry(
         "McNemar test (p)",
-        "How likely two systems graded on the same turns would differ this much by chance if they were equally "
+        "How likely two systems graded on the same {item}s would differ this much by chance if they were equally "
         "good; below 0.05 is usually taken as a real difference.",
     ),
     Entry(
@@ -126,7 +137,18 @@ GLOSSARY: tuple[Entry, ...] = (
 
 
 def glossary(benchmark: str = "") -> tuple[Entry, ...]:
-    """The entries a report on ``benchmark`` uses (every entry for an unknown or empty one)."""
+    """The entries a report on ``benchmark`` uses (every entry for an unknown or empty one, in a
+    ConvFinQA page's words), each definition in the words of what the benchmark counts."""
     if benchmark not in _ALL:
-        return GLOSSARY
-    return tuple(entry for entry in GLOSSARY if benchmark in entry.benchmarks)
+        benchmark, entries = "convfinqa", GLOSSARY
+    else:
+        entries = tuple(entry for entry in GLOSSARY if benchmark in entry.benchmarks)
+    single = benchmark in _SINGLE
+    fill = {"{item}": "problem" if single else "turn", "{clusters}": "problems" if single else "whole conversations"}
+
+    def worded(text: str) -> str:  # not str.format: definitions hold braces (\\frac{1}{2})
+        for key, value in fill.items():
+            text = text.replace(key, value)
+        return text
+
+    return tuple(replace(entry, definition=worded(entry.definition)) for entry in entries)

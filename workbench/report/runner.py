@@ -28,6 +28,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import uuid
@@ -46,6 +47,7 @@ from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.grading import patterns
 from workbench.io.atomic import parquet_writer, write_atomic, write_atomic_set
 from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
+from workbench.io.predictions.table import default_system_name
 from workbench.pipeline.graded import graded_paths
 from workbench.pipeline.run import grade_run
 from workbench.report.index import index_folder, shown_paths, write_index
@@ -60,6 +62,7 @@ __all__ = [
     "check_batch_template",
     "template_path",
     "template_parameters",
+    "report_name",
     "run_template",
     "render_html",
 ]
@@ -81,10 +84,11 @@ _INPUT_PARAMETERS = ("dataset", "predictions", "systems", "column_map")
 class ReportResult:
     """Where a report run wrote its files, and what changed since the previous run.
 
-    ``manifest`` is the run manifest (``<slug>.manifest.json``); ``changes`` a one-line
+    ``manifest`` is the run manifest (``<name>.manifest.json``); ``changes`` a one-line
     summary of the changes since the previous run of the template in the same folder, or
     ``None`` when there was none; ``notes`` the lines grading its inputs had to say about how
-    they were read (:attr:`workbench.pipeline.run.Run.notes`), when they were graded here.
+    they were read (:attr:`workbench.pipeline.run.Run.notes`), when they were graded here;
+    ``index`` the index page rewritten with it (``reports/index.html``).
     """
 
     notebook: Path
@@ -92,6 +96,7 @@ class ReportResult:
     manifest: Path | None = None
     changes: str | None = None
     notes: tuple[str, ...] = ()
+    index: Path | None = None
 
 
 def template_path(template: str) -> Path:
@@ -176,6 +181,26 @@ def _kernel_config() -> Any:
     return Config({"KernelManager": {"transport": "ipc", "ip": ip}})
 
 
+def _kernel_manager() -> type:
+    """The kernel manager papermill's client starts the template's kernel with: jupyter_client's
+    own, except that it asks the kernel to shut down without interrupting it first.
+
+    jupyter_client's ``shutdown_kernel`` sends the kernel SIGINT before the shutdown request; a
+    kernel still finishing a message (the last cell's comm or widget traffic) then catches the
+    KeyboardInterrupt and logs "[IPKernelApp] ERROR | KeyboardInterrupt caught in kernel." on the
+    report's standard error, although nothing went wrong. The shutdown request alone stops an
+    idle kernel cleanly (and a kernel that does not stop is still killed after the wait)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class CleanShutdownKernelManager(AsyncKernelManager):  # type: ignore[misc]
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:  # the interrupt that precedes a shutdown request: not sent
+                return
+            await super()._async_interrupt_kernel()
+
+    return CleanShutdownKernelManager
+
+
 def template_parameters(path: Path) -> dict[str, dict[str, Any]]:
     """The parameters a template declares, as papermill reads them."""
     import papermill
@@ -183,11 +208,73 @@ def template_parameters(path: Path) -> dict[str, dict[str, Any]]:
     return dict(papermill.inspect_notebook(str(path)))
 
 
-def _slug(parameters: dict[str, Any]) -> str:
-    given = {k: v for k, v in sorted(parameters.items()) if v not in ("", None)}
+#: The longest readable part of a report's name (its systems or files), before the hash.
+_NAME_CHARS = 48
+
+
+def _from_project(value: Any, root: Path) -> Any:
+    """A parameter's value with every path inside the project ``root`` relative to it (POSIX
+    separators): the same in every checkout. Paths outside the project stay as given."""
+    if isinstance(value, list | tuple):
+        return [_from_project(v, root) for v in value]
+    if not isinstance(value, str | Path) or not str(value).strip():
+        return value
+    parts = split_list(str(value)) if isinstance(value, str) and ";" in value else [str(value)]
+    shown = []
+    for part in parts:
+        path = Path(part)
+        if path.is_absolute():
+            try:
+                part = path.resolve().relative_to(root.resolve()).as_posix()
+            except ValueError:
+                pass
+        shown.append(part)
+    return ";".join(shown)
+
+
+def _readable(parameters: dict[str, Any]) -> str:
+    """The readable part of a report's name: its systems, else its prediction files' systems
+    (:func:`~workbench.io.predictions.table.default_system_name`), else its dataset's stem."""
+    def listed(key: str) -> list[str]:
+        value = parameters.get(key)
+        if isinstance(value, list | tuple):
+            return [str(v) for v in value if str(v).strip()]
+        return split_list(value) if isinstance(value, str) else []
+
+    names = listed("systems") or [default_system_name(Path(p)) for p in listed("predictions")]
+    if not names and listed("dataset") and listed("dataset")[0].lower() != "none":
+        names = [Path(listed("dataset")[0]).stem]
+    slug = re.sub(r"[^a-z0-9]+", "-", "-vs-".join(names).lower()).strip("-")
+    if len(slug) > _NAME_CHARS:
+        slug = slug[:_NAME_CHARS].rsplit("-", 1)[0]
+    return slug or "bundled"
+
+
+def report_name(parameters: dict[str, Any], root: Path | None = None) -> str:
+    """The name of a report's files (``<name>.html``, ``.ipynb``, ``.manifest.json``...):
+    ``bundled`` for a template's default inputs, else a slug of its systems (or its prediction
+    files, or its dataset) and a short hash of its parameters, paths taken relative to the
+    project ``root`` (default :func:`workbench.config.project_root`). Two checkouts in different
+    folders give the same names for the same batch.
+
+    Examples
+    --------
+    >>> root = Path("/srv/a")
+    >>> report_name({})
+    'bundled'
+    >>> name = report_name({"predictions": ["/srv/a/data/tora-70b.jsonl"], "dataset": "none"}, root)
+    >>> name.startswith("tora-70b-"), name == report_name({"predictions": ["/home/b/data/tora-70b.jsonl"],
+    ...                                                     "dataset": "none"}, Path("/home/b"))
+    (True, True)
+    >>> report_name({"systems": ["rho-math-7b", "rho-math-7b-interpreter"]}, root)[:39]
+    'rho-math-7b-vs-rho-math-7b-interpreter-'
+    """
+    root = project_root() if root is None else root
+    given = {k: _from_project(v, root) for k, v in sorted(parameters.items()) if v not in ("", None)}
     if not given:
         return "bundled"
-    return "run-" + hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    digest = hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    return f"{_readable(given)}-{digest}"
 
 
 def run_template(
@@ -244,7 +331,7 @@ def run_template(
         check_output_folder(out_dir).absolute() if out_dir else inside(project_root() / "reports", safe_name(path.stem))
     )
     out.mkdir(parents=True, exist_ok=True)
-    slug = _slug(params)
+    slug = report_name(params)
     notebook_out = inside(out, f"{slug}.ipynb")
     html_out = inside(out, f"{slug}.html")
     graded = Path(params["graded_dir"]) if params.get("graded_dir") else inside(out, f"{slug}.graded")
@@ -263,6 +350,7 @@ def run_template(
             progress_bar=progress,
             cwd=str(project_root()),
             config=_kernel_config(),
+            kernel_manager_class=_kernel_manager(),
             # live widgets (the failed-turns grid, linked plots) keep what the page needs in
             # their outputs; their state (plotly.js itself, once per linked plot) is not kept
             store_widget_state=False,
@@ -318,8 +406,10 @@ def run_template(
         )
         if changes.unmatched:
             line += f"; {changes.unmatched}"
-    write_index(index_folder(out, path.stem))
-    return ReportResult(notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line, notes=notes)
+    index = write_index(index_folder(out, path.stem))
+    return ReportResult(
+        notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line, notes=notes, index=index
+    )
 
 
 def _template_config(known: dict[str, dict[str, Any]], params: dict[str, Any]) -> RunConfig | None:
@@ -504,15 +594,31 @@ def _script_hash(source: str) -> str:
 TITLE_TAG = "title"
 
 
+#: The class of the table of headline figures (:func:`workbench.views.tables.headline`,
+#: :func:`~workbench.views.tables.systems_table`): the opening follows it when the page has one.
+HEADLINE_CLASS = "wb-headline"
+
+
 def _title_cell(cells: list[Any]) -> int | None:
-    """The index of the cell the opening follows (see :data:`TITLE_TAG`), or ``None``."""
+    """The index of the cell the opening follows, or ``None``: the first cell after the page's
+    heading (see :data:`TITLE_TAG`) whose output is the headline table (:data:`HEADLINE_CLASS`),
+    so a reader sees the headline figures first and then what changed; else the heading's cell."""
+    title = None
     for i, cell in enumerate(cells):
         if TITLE_TAG in cell.get("metadata", {}).get("tags", []):
-            return i
-    for i, cell in enumerate(cells):
-        if cell.cell_type == "markdown" and cell.source.lstrip().startswith("# "):
-            return i
-    return None
+            title = i
+            break
+    if title is None:
+        for i, cell in enumerate(cells):
+            if cell.cell_type == "markdown" and cell.source.lstrip().startswith("# "):
+                title = i
+                break
+    for i, cell in enumerate(cells[title or 0 :], start=title or 0):
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data = output.get("data", {})
+            if any(HEADLINE_CLASS in str(data.get(kind, "")) for kind in (PAGE_MIME, "text/html")):
+                return i
+    return title
 
 
 def render_html(
@@ -539,8 +645,8 @@ def render_html(
         The page title (escaped).
     opening, closing
         Markup (trusted, not escaped): the changes since the previous run, shown after the
-        page's heading (the outputs of the cell tagged :data:`TITLE_TAG`), and the run
-        manifest, shown last.
+        headline table (:data:`HEADLINE_CLASS`; else after the page's heading, the outputs of the
+        cell tagged :data:`TITLE_TAG`), and the run manifest, shown last.
     terms
         The glossary, ``(term, definition)`` pairs (escaped), shown before the manifest.
 

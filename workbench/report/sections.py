@@ -11,7 +11,7 @@ per cell and no branches.
 Examples
 --------
 >>> [need for need in NEEDS]
-['conversations', 'programs', 'type2', 'flags', 'upstream', 'text']
+['conversations', 'programs', 'type2', 'flags', 'upstream', 'text', 'groups']
 >>> benchmark_name("gsm8k"), benchmark_name("math"), benchmark_name("")
 ('GSM8K', 'MATH', 'ConvFinQA')
 """
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import polars as pl
 from IPython.display import Markdown
 
-from workbench.analysis import formats
+from workbench.analysis import formats, words
 from workbench.analysis.metrics import HEADLINE_METRICS, MetricSpec, for_items, upstream_disagreements
 from workbench.views import tables
 
@@ -65,6 +65,14 @@ def _any(run: Run, column: str) -> bool:
     return column in turns.columns and bool(turns[column].is_not_null().any())
 
 
+def _drill_groups(run: Run) -> bool:
+    """Whether the error-slices page's drill-downs have a group to open: the failed turns by
+    operation (gold programs), by data-quality flag (flags), or where the policies disagree."""
+    turns = run.turns
+    disagree = "graders_disagree" in turns.columns and bool((~turns["correct"] & turns["graders_disagree"]).any())
+    return disagree or NEEDS["programs"](run) or (NEEDS["flags"](run) and bool(run.checks.height))
+
+
 #: What a section can need from a run, each a test of the run.
 NEEDS: Mapping[str, Callable[[Run], bool]] = MappingProxyType(
     {
@@ -74,6 +82,7 @@ NEEDS: Mapping[str, Callable[[Run], bool]] = MappingProxyType(
         "flags": lambda run: run.gold.benchmark == "convfinqa" or bool(run.checks.height),
         "upstream": lambda run: _any(run, "upstream_correct"),
         "text": lambda run: any("text" in values for values in run.summary.values()),
+        "groups": lambda run: _drill_groups(run),
     }
 )
 
@@ -218,6 +227,10 @@ SECTIONS: Mapping[str, Section] = MappingProxyType(
                 "": "The failed {items} of each group of a slice. Open a group to see every failed {item} with the gold "
                 "answer, the prediction, the grader's reason and error type, and any data-quality flag."
             },
+            needs=("groups",),
+            why_not="No group of failed {items} to open here: {benchmark} has no gold programs to group them by "
+            "operation, no data-quality flag was raised, and the grading policies agree on every failed {item}. "
+            "Every failed {item} is in the error-type tables above.",
         ),
         "cleaning": Section(
             "Before and after cleaning",
@@ -388,7 +401,14 @@ def upstream_table(run: Run) -> tables.HtmlBlock | None:
     frame = differ.with_columns(
         pl.col("upstream_correct").replace_strict(verdict, return_dtype=pl.String).alias("upstream"),
         pl.col("correct").replace_strict(verdict, return_dtype=pl.String).alias("ours"),
-    ).select(pl.col(c).cast(pl.String).alias(name) for c, name in columns.items())
+    ).select(
+        (
+            pl.col(c).cast(pl.String).replace({v: words.plain(v) for v in differ[c].cast(pl.String).unique().drop_nulls()})
+            if c == "reason"
+            else pl.col(c).cast(pl.String)
+        ).alias(name)
+        for c, name in columns.items()
+    )
     verdicts = "verdict differs" if frame.height == 1 else "verdicts differ"
     caption = f"{formats.count(frame.height)} {verdicts} from the upstream grader's"
     return tables.html_table(frame, caption=caption, sortable=True, keys=2)

@@ -53,13 +53,22 @@ def _change(delta: float | None, key: str) -> str:
     return f"{round(delta):+,}" if key.startswith("n_") else formats.points(delta)
 
 
+def _moved(then: float | None, now: float | None, delta: float | None, key: str) -> bool:
+    """Whether a metric changed as a page shows it (a rate by a tenth of a point, a count by one);
+    a metric that one run lacks has changed."""
+    if then is None or now is None or delta is None:
+        return then is not None or now is not None
+    return round(delta) != 0 if key.startswith("n_") else formats.points(delta) != formats.points(0.0)
+
+
 def changes_html(changes: Changes | None, item: Item = "turn") -> str:
     """The "changes since the previous run" section that opens a report (a note without one).
 
     ``item`` is what the run counts (:func:`workbench.analysis.metrics.counted_item`): for
     ``"problem"`` the metrics are those a run of single problems shows, under their labels
     there (:func:`workbench.analysis.metrics.for_items`), and the flipped items are problems,
-    listed without a turn index.
+    listed without a turn index. Only the metrics that moved are a row of the table (a rate by a
+    tenth of a point, a count by one); one sentence names the others, unchanged.
 
     Examples
     --------
@@ -70,11 +79,14 @@ def changes_html(changes: Changes | None, item: Item = "turn") -> str:
         return str(macro("changes.html.j2", "no_previous_run"))
     labels = {spec.key: spec.label for spec in for_items(MANIFEST_METRICS, item)}
     left_out = {spec.key for spec in MANIFEST_METRICS} - labels.keys()  # for problems: conversation-level metrics
+    shown = [row for row in changes.metrics.iter_rows() if row[1] not in left_out]
     rows = [
         (system, labels.get(key, key), _number(then, key), _number(now, key), _change(delta, key))
-        for system, key, then, now, delta in changes.metrics.iter_rows()
-        if key not in left_out
+        for system, key, then, now, delta in shown
+        if _moved(then, now, delta, key)
     ]
+    moved = {key for _, key, then, now, delta in shown if _moved(then, now, delta, key)}
+    unchanged = [labels.get(key, key) for key in dict.fromkeys(row[1] for row in shown) if key not in moved]
     matches = [(m.current, m.previous, m.how) for m in changes.matches]
     markup = macro(
         "changes.html.j2",
@@ -89,6 +101,7 @@ def changes_html(changes: Changes | None, item: Item = "turn") -> str:
         changes.unmatched,
         len(matches) != 1,
         item,
+        unchanged,
     )
     return str(markup)
 

@@ -31,9 +31,9 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.colors import qualitative
 
-from workbench.analysis import formats
+from workbench.analysis import formats, words
 from workbench.analysis import slices as _slices
-from workbench.analysis.slices import MIN_GROUP_N, SLICES, in_reading_order, plain_label, slice_title
+from workbench.analysis.slices import MIN_GROUP_N, SLICES, in_reading_order, slice_title
 
 __all__ = [
     "accuracy_by_turn",
@@ -83,8 +83,16 @@ _LAYOUT: dict[str, Any] = {"template": "plotly_white", "height": 400, "margin": 
 _COLORS = qualitative.Plotly
 _SMALL_COLOR = "#9ca3af"
 _SMALL = f"n < {MIN_GROUP_N}"
-_SMALL_NOTE = f"Hollow, grey bars: under {MIN_GROUP_N} turns, too few to read; not used for the axis range."
-_INTERVAL_NOTE = "Bars: 95% interval (conversations resampled)."
+
+
+def _small_note(item: str) -> str:
+    return f"Hollow, grey bars: under {MIN_GROUP_N} {item}s, too few to read; not used for the axis range."
+
+
+def _interval_note(item: str) -> str:
+    """What a bar is: the 95% interval, from resampling conversations (or problems, each its own)."""
+    return f"Bars: 95% interval ({'conversations' if item == 'turn' else 'problems'} resampled)."
+
 #: Plotly does not wrap text: subtitles are broken into lines of at most this many characters.
 _LINE = 60
 
@@ -236,41 +244,38 @@ def _interval_trace(
     )
 
 
-def _accuracy_hover(row: dict[str, Any], system: str, slice_name: str) -> str:
+def _accuracy_hover(row: dict[str, Any], system: str, slice_name: str, item: str = "turn") -> str:
     """The hover text of one group: system, group, accuracy with interval, n, and the small mark."""
-    group = plot_text(plain_label(str(row["group"])))
+    group = plot_text(words.plain(str(row["group"])))
     interval = formats.interval(row["accuracy"], row["low"], row["high"])
     if row["low"] is None:
-        interval += " (no interval from a single conversation)"
-    lines = [
-        f"<b>{plot_text(system)}</b>",
-        f"{plot_text(slice_title(slice_name))}: {group}",
-        f"accuracy {interval}",
-        f"{formats.count(row['n_correct'])} of {formats.count(row['n_turns'])} turns correct, "
-        f"{formats.count(row['n_conversations'])} conversations",
-    ]
+        interval += f" (no interval from a single {'conversation' if item == 'turn' else 'problem'})"
+    counts = f"{formats.count(row['n_correct'])} of {words.counted(row['n_turns'], item)} correct"
+    if item == "turn":
+        counts += f", {words.counted(row['n_conversations'], 'conversation')}"
+    lines = [f"<b>{plot_text(system)}</b>", f"{plot_text(slice_title(slice_name))}: {group}", f"accuracy {interval}", counts]
     if row["too_small"]:
-        lines.append(f"{plot_text(_SMALL)}: too few turns to read as a finding")
+        lines.append(f"{plot_text(_SMALL)}: too few {item}s to read as a finding")
     return "<br>".join(lines)
 
 
-def _one_group_sentence(part: pl.DataFrame, slice_name: str) -> str | None:
+def _one_group_sentence(part: pl.DataFrame, slice_name: str, item: str = "turn") -> str | None:
     """Why a slice with a single group (or none) is not drawn; None when there is something to compare."""
     groups = part["group"].unique().to_list()
     title = slice_title(slice_name).lower()
     if not groups:
-        return f"No turns to show by {title}."
+        return f"No {item}s to show by {title}."
     if len(groups) > 1:
         return None
     (group,) = groups
     n = formats.count(int(part.filter(pl.col("system") == part["system"][0])["n_turns"].sum()))
     if group in ("none", "n/a"):
-        return f"There is no {title} in this data (all {n} turns: {group}), so there is nothing to compare."
+        return f"There is no {title} in this data (all {n} {item}s: {group}), so there is nothing to compare."
     if slice_name == "turn_index":
         return (
-            f"Every question here stands alone (all {n} turns are turn {group}), so there is no turn index to compare."
+            f"Every question here stands alone (all {n} {item}s are turn {group}), so there is no turn index to compare."
         )
-    return f"All {n} turns fall in one group ({plain_label(str(group))}), so there is nothing to compare by {title}."
+    return f"All {n} {item}s fall in one group ({words.plain(str(group))}), so there is nothing to compare by {title}."
 
 
 def slice_accuracy(table: pl.DataFrame, slice_name: str, *, title: str | None = None) -> go.Figure:
@@ -287,9 +292,10 @@ def slice_accuracy(table: pl.DataFrame, slice_name: str, *, title: str | None = 
     if "too_small" not in part_all.columns:
         part_all = part_all.with_columns((pl.col("n_turns") < MIN_GROUP_N).alias("too_small"))
     part_all = in_reading_order(part_all)
+    item = words.slice_item(table)
     label = slice_title(slice_name)
     heading = plot_text(title or f"Accuracy by {label.lower()}")
-    why = _one_group_sentence(part_all, slice_name)
+    why = _one_group_sentence(part_all, slice_name, item)
     if why is not None:
         return no_data(heading, why)
     spec = SLICES.get(slice_name)
@@ -310,8 +316,8 @@ def slice_accuracy(table: pl.DataFrame, slice_name: str, *, title: str | None = 
                 _interval_trace(
                     shown,
                     value="accuracy",
-                    positions=_texts(plain_label(g) for g in shown["group"].to_list()),
-                    hovers=[_accuracy_hover(r, system, slice_name) for r in shown.iter_rows(named=True)],
+                    positions=_texts(words.plain(g) for g in shown["group"].to_list()),
+                    hovers=[_accuracy_hover(r, system, slice_name, item) for r in shown.iter_rows(named=True)],
                     name=plot_text(f"{system}: {_SMALL}" if small else system),
                     legendgroup=plot_text(system),
                     color=color,
@@ -321,7 +327,7 @@ def slice_accuracy(table: pl.DataFrame, slice_name: str, *, title: str | None = 
                 )
             )
     has_small = bool(part_all["too_small"].any())
-    subtitle = _subtitle(spec.description if spec else "", _INTERVAL_NOTE, _SMALL_NOTE if has_small else "")
+    subtitle = _subtitle(spec.description if spec else "", _interval_note(item), _small_note(item) if has_small else "")
     fig.update_layout(
         title=_title(heading, subtitle),
         scattermode="group",
@@ -329,11 +335,11 @@ def slice_accuracy(table: pl.DataFrame, slice_name: str, *, title: str | None = 
         xaxis={
             "title": plot_text(label + (" (0 = first question)" if slice_name == "turn_index" else "")),
             "categoryorder": "array",
-            "categoryarray": _texts(plain_label(g) for g in order),
+            "categoryarray": _texts(words.plain(g) for g in order),
             "type": "category",
         },
         yaxis={
-            "title": "turns answered correctly",
+            "title": f"{item}s answered correctly",
             "tickformat": ".0%",
             "range": axis,
             "hoverformat": formats.PLOTLY_PERCENT,
@@ -367,12 +373,13 @@ def error_heatmap(turns: pl.DataFrame, *, system: str | None = None) -> go.Figur
     program``. Ties in either order are broken by name, so the same run gives the same figure.
     With no wrong turn, :func:`no_data` says so."""
     wrong = turns.filter(~pl.col("correct"))
+    item = "turn" if turns.height and int(turns["turn"].max() or 0) > 0 else "problem"
     if system is not None:
         wrong = wrong.filter(pl.col("system") == system)
     who = f" ({system})" if system else (" (all systems)" if turns["system"].n_unique() > 1 else "")
     title = f"Error type by operation{who}"
     if not wrong.height:
-        return no_data(title, "No turn is wrong, so there is no error to count.")
+        return no_data(title, f"No {item} is wrong, so there is no error to count.")
     counts = wrong.group_by(
         pl.col("error_type").cast(pl.String).fill_null("unknown"),
         pl.col("operation").cast(pl.String).fill_null("no gold program"),
@@ -390,14 +397,14 @@ def error_heatmap(turns: pl.DataFrame, *, system: str | None = None) -> go.Figur
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=_texts(plain_label(o) for o in ops),
-            y=_texts(plain_label(t) for t in types),
+            x=_texts(words.plain(o) for o in ops),
+            y=_texts(words.plain(t) for t in types),
             colorscale="Reds",
             zmin=0,
             text=z,
             texttemplate="%{text}",
-            hovertemplate="%{y} on %{x}: %{z:,} wrong turns<extra></extra>",
-            colorbar={"title": "wrong turns"},
+            hovertemplate=f"%{{y}} on %{{x}}: %{{z:,}} wrong {item}s<extra></extra>",
+            colorbar={"title": f"wrong {item}s"},
         )
     )
     fig.update_layout(
@@ -419,7 +426,7 @@ def flag_counts(counts: pl.DataFrame) -> go.Figure:
         return no_data(title, "The data-quality checks flagged no gold turn in this data.")
     fig = go.Figure(
         go.Bar(
-            x=_texts(plain_label(c) for c in counts["category"].cast(pl.String).to_list()),
+            x=_texts(words.plain(c) for c in counts["category"].cast(pl.String).to_list()),
             y=counts["n_turns"].to_list(),
             text=counts["n_turns"].to_list(),
             hovertemplate="%{x}: %{y:,} flagged turns<extra></extra>",
@@ -433,16 +440,17 @@ def flag_counts(counts: pl.DataFrame) -> go.Figure:
 # --------------------------------------------------------------------------- paired differences
 
 
-def _paired_hover(row: dict[str, Any], label: str) -> str:
+def _paired_hover(row: dict[str, Any], label: str, item: str = "turn") -> str:
     lines = [
         f"<b>{label}</b>",
         f"difference {formats.points(row['difference'])} [{formats.points(row['low'])}, {formats.points(row['high'])}]"
         if row["low"] is not None
-        else f"difference {formats.points(row['difference'])} (no interval from a single conversation)",
-        f"{formats.count(row['n_turns'])} paired turns, McNemar p {formats.p_value(row['mcnemar_p'])}",
+        else f"difference {formats.points(row['difference'])} (no interval from a single "
+        f"{'conversation' if item == 'turn' else 'problem'})",
+        f"{words.counted(row['n_turns'], f'paired {item}')}, McNemar p {formats.p_value(row['mcnemar_p'])}",
     ]
     if row["too_small"]:
-        lines.append(f"{plot_text(_SMALL)}: too few paired turns to read as a finding")
+        lines.append(f"{plot_text(_SMALL)}: too few paired {item}s to read as a finding")
     return "<br>".join(lines)
 
 
@@ -456,18 +464,19 @@ def paired_differences(comparison: pl.DataFrame, *, title: str = "") -> go.Figur
     squeeze every real interval into a sliver). Groups without a paired turn are not drawn.
     """
     heading = plot_text(title or "Paired difference in accuracy")
+    item = words.slice_item(comparison)
     rows = comparison.filter(pl.col("difference").is_not_null())
     if not rows.height:
-        return no_data(heading, "The two systems answered no turn in common, so there is no difference to draw.")
+        return no_data(heading, f"The two systems answered no {item} in common, so there is no difference to draw.")
     if "too_small" not in rows.columns:
         rows = rows.with_columns((pl.col("n_turns") < MIN_GROUP_N).alias("too_small"))
     rows = in_reading_order(rows)
-    labels = [f"{slice_title(s)}: {plain_label(str(g))}" for s, g in rows.select("slice", "group").iter_rows()]
+    labels = [f"{slice_title(s)}: {words.plain(str(g))}" for s, g in rows.select("slice", "group").iter_rows()]
     rows = rows.with_columns(
         pl.Series("_label", _texts(labels), dtype=pl.String),
         pl.Series(
             "_hover",
-            [_paired_hover(r, plot_text(lab)) for r, lab in zip(rows.iter_rows(named=True), labels, strict=True)],
+            [_paired_hover(r, plot_text(lab), item) for r, lab in zip(rows.iter_rows(named=True), labels, strict=True)],
             dtype=pl.String,
         ),
     ).with_columns((pl.col("difference", "low", "high") * 100).name.keep())
@@ -498,9 +507,9 @@ def paired_differences(comparison: pl.DataFrame, *, title: str = "") -> go.Figur
     fig.add_vline(x=0, line_dash="dot", line_color="#888")
     has_small = bool(rows["too_small"].any())
     subtitle = _subtitle(
-        f"Accuracy of {who}, on the turns both answered, in percentage points.",
-        "Bars: 95% paired interval (conversations resampled).",
-        _SMALL_NOTE.replace(" turns", " paired turns") if has_small else "",
+        f"Accuracy of {who}, on the {item}s both answered, in percentage points.",
+        f"Bars: 95% paired interval ({'conversations' if item == 'turn' else 'problems'} resampled).",
+        _small_note(f"paired {item}") if has_small else "",
     )
     fig.update_layout(
         title=_title(heading, subtitle),

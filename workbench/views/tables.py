@@ -5,21 +5,30 @@ renderer (:mod:`workbench.views.html`), so a model output or question containing
 as text. Functions take polars frames and return :class:`HtmlBlock`, which Jupyter displays
 and the report renderer embeds.
 
-Column headers are plain words (:data:`LABELS`, the one mapping from column names to labels);
-numbers are formatted as :mod:`workbench.analysis.formats` formats them (counts with separators,
-rates as percents with one decimal, differences in points) while each numeric cell keeps the
-unformatted number in ``data-value`` for sorting. A cell longer than :data:`SHORT_CHARS`
-characters shows its beginning, with the whole text one click away (``<details>``).
+Column headers and the names in cells (reasons, error types, categories, rules) are plain words
+from the one mapping, :mod:`workbench.analysis.words`; numbers are formatted as
+:mod:`workbench.analysis.formats` formats them (counts with separators, rates as percents with one
+decimal, differences in points) while each numeric cell of the page keeps the unformatted number
+in ``data-value`` for sorting. A cell longer than :data:`SHORT_CHARS` characters shows its
+beginning, with the whole text one click away (``<details>``).
 
-The markup carries no script. A table made with ``sortable=True``, or longer than
-:data:`GRID_ROWS` rows, is marked ``data-wb-sortable``; the offline report
-(:func:`workbench.report.runner.render_html`) makes such tables a data grid from one script at
-the end of the page (``static/sortable.js``): a search box, click-to-sort headers, pages of
-10/25/50/100/all rows with one count ("Showing 1–25 of 84 rows"), the first columns that name a
-row kept in view when the table scrolls sideways. The failed-turns tables also carry the detail
-of each turn (:mod:`workbench.views.turn_detail`): a click on a row opens a panel with its
-document, conversation, programs and traces, the grader's reason, the policies and the flags. In
-Jupyter the same markup shows as a plain table.
+A block has two forms. The page's (``markup``, also the output's :data:`~workbench.views.html.PAGE_MIME`):
+a table marked ``data-wb-sortable`` (made with ``sortable=True``, or longer than
+:data:`GRID_ROWS` rows) becomes a data grid in the offline report
+(:func:`workbench.report.runner.render_html`) from one script at the end of the page
+(``static/sortable.js``): a search box, click-to-sort headers, pages of 10/25/50/100/all rows
+with one count ("Showing 1–25 of 84 rows"), the first columns that name a row kept in view when
+the table scrolls sideways. The failed-turns tables also carry the detail of each turn
+(:mod:`workbench.views.turn_detail`): a click on a row opens a panel with its document,
+conversation, programs and traces, the grader's reason, the policies and the flags.
+
+The notebook's (``notebook``, the output's ``text/html``, what JupyterLab shows): the first
+:data:`GRID_ROWS` rows at most (:func:`first_page`), with one line saying where the others are,
+each cell aligned by its own style attribute (JupyterLab right-aligns table cells and fixes a
+table's width to the cell's, which cut headings to "Unmatche"), inside an element of class
+:data:`NO_MATHS`: JupyterLab's MathJax typesets text between two ``$`` in HTML outputs unless an
+ancestor has the class ``mathjax_ignore`` (``tex2jax_ignore`` for MathJax 2 and the classic
+notebook), so "$821,000 ... $824,000" stays text.
 """
 
 from __future__ import annotations
@@ -31,14 +40,14 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from workbench.analysis import formats
+from workbench.analysis import formats, words
 from workbench.analysis.comparison import systems_table as systems_layout
 from workbench.analysis.metrics import HEADLINE_METRICS, MetricSpec
-from workbench.analysis.slices import MIN_GROUP_N, SLICES, group_order, plain_label
+from workbench.analysis.slices import MIN_GROUP_N, SLICES, group_order, slice_title
 from workbench.config import project_root
 from workbench.grading.policies import POLICIES
 from workbench.io.paths import shown_path
-from workbench.views.html import Markup, macro
+from workbench.views.html import PAGE_MIME, Markup, macro
 from workbench.views.turn_detail import detail_script, in_words, turn_key
 
 if TYPE_CHECKING:
@@ -46,9 +55,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HtmlBlock",
+    "NO_MATHS",
+    "no_maths",
     "LABELS",
     "label",
     "html_table",
+    "first_page",
     "headline",
     "failed_turns",
     "slice_table",
@@ -64,19 +76,67 @@ __all__ = [
     "files_written",
 ]
 
+#: The classes of the element around every HTML output the package shows in a notebook: MathJax
+#: leaves the text inside it alone (``mathjax_ignore``: MathJax 3, as JupyterLab 4 bundles it;
+#: ``tex2jax_ignore``: MathJax 2, the classic notebook and nbconvert's pages). LaTeX meant to be
+#: typeset goes in an element of class ``mathjax_process tex2jax_process`` inside it.
+NO_MATHS = "tex2jax_ignore mathjax_ignore"
+
+
+def no_maths(markup: str) -> str:
+    """``markup`` inside an element MathJax does not typeset (:data:`NO_MATHS`): a ``$`` in the
+    data stays a dollar sign.
+
+    Examples
+    --------
+    >>> no_maths("<p>$821,000 and $824,000</p>")
+    '<div class="tex2jax_ignore mathjax_ignore"><p>$821,000 and $824,000</p></div>'
+    """
+    return f'<div class="{NO_MATHS}">{markup}</div>'
+
 
 class HtmlBlock:
-    """A block of HTML that Jupyter and the report renderer display as is."""
+    """A block of HTML that Jupyter and the report renderer display.
 
-    def __init__(self, markup: str) -> None:
+    ``markup`` is the page's (every row, the grid's marks, the turns' detail data); ``notebook``,
+    when given, is what a notebook shows without the page's style sheet and script (the first
+    rows of a long table, styled inline, and where the others are: :func:`first_page`). Jupyter
+    gets the notebook's form as ``text/html`` inside :data:`NO_MATHS`, and the page's form as
+    :data:`~workbench.views.html.PAGE_MIME`, which the report shows and JupyterLab ignores.
+
+    Examples
+    --------
+    >>> block = HtmlBlock("<table>every row</table>", "<table>15 rows</table>")
+    >>> bundle = block._repr_mimebundle_()
+    >>> bundle["text/html"]
+    '<div class="tex2jax_ignore mathjax_ignore"><table>15 rows</table></div>'
+    >>> bundle["application/vnd.workbench.page+html"], block.__html__()
+    ('<table>every row</table>', '<table>every row</table>')
+    """
+
+    def __init__(self, markup: str, notebook: str | None = None) -> None:
         self.markup = markup
+        self.notebook = notebook
 
     def _repr_html_(self) -> str:
-        return self.markup
+        return no_maths(self.markup if self.notebook is None else self.notebook)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        bundle = {"text/html": self._repr_html_()}
+        if self.notebook is not None:
+            bundle[PAGE_MIME] = self.markup
+        return bundle
 
     def __html__(self) -> str:
-        """The markup, for a template to insert as it is."""
+        """The page's markup, for a template to insert as it is."""
         return self.markup
+
+    def __add__(self, other: HtmlBlock) -> HtmlBlock:
+        """The two blocks one after the other, in both forms."""
+        return HtmlBlock(self.markup + other.markup, self._notebook() + other._notebook())
+
+    def _notebook(self) -> str:
+        return self.markup if self.notebook is None else self.notebook
 
     def __repr__(self) -> str:
         return f"HtmlBlock({len(self.markup)} characters)"
@@ -85,43 +145,23 @@ class HtmlBlock:
 #: A text cell longer than this shows its first characters and "…"; the whole text is a click away.
 SHORT_CHARS = 60
 
-#: A table of more rows than this is a data grid (search, sort, pages) in the offline report.
+#: A table of more rows than this is a data grid (search, sort, pages) in the offline report; a
+#: notebook shows this many rows of it (:func:`first_page`).
 GRID_ROWS = 15
 
-#: How a column of the package's tables is headed in a page: the one mapping from column names
-#: to plain words (a column not listed keeps its name).
-LABELS: dict[str, str] = {
-    "record_id": "record id",
-    "gold_answer": "gold answer",
-    "gold_executed": "gold (executed)",
-    "gold_program": "gold program",
-    "predicted_answer": "predicted answer",
-    "predicted_program": "predicted program",
-    "answer": "answer graded",
-    "raw_output": "raw output",
-    "detail": "grader's detail",
-    "error_type": "error type",
-    "dq_category": "data-quality flag",
-    "dq_confidence": "flag confidence",
-    "n_turns": "turns",
-    "n_correct": "correct",
-    "n_conversations": "conversations",
-    "n_flags": "flags",
-    "source_file": "file",
-    "source_location": "where in the file",
-    "why": "why not graded",
-}
+#: How a column of the package's tables is headed (the one mapping, :data:`workbench.analysis.words.COLUMNS`).
+LABELS = words.COLUMNS
 
 
 def label(column: str) -> str:
-    """The plain label of ``column`` (:data:`LABELS`).
+    """The plain label of ``column`` (:func:`workbench.analysis.words.column`).
 
     Examples
     --------
     >>> label("predicted_answer"), label("n_conversations"), label("turn")
     ('predicted answer', 'conversations', 'turn')
     """
-    return LABELS.get(column, column)
+    return words.column(column)
 
 
 def _data_value(value: float) -> str:
@@ -149,6 +189,78 @@ def _cell(value: Any, shown: Callable[[Any], str] | None = None) -> tuple[str, s
     return ("text", text, "")
 
 
+def _rows(frame: pl.DataFrame, how: Mapping[str, Callable[[Any], str]]) -> list[list[tuple[str, str, str]]]:
+    shown_by = [how.get(c) for c in frame.columns]
+    return [[_cell(v, f) for v, f in zip(row, shown_by, strict=True)] for row in frame.iter_rows()]
+
+
+def _browse_note(shown: int, total: int, what: str = "rows") -> str:
+    """The line under a notebook's first page of a longer table: where the other rows are."""
+    return (
+        f"The first {formats.count(shown)} of {formats.count(total)} {what}. The exported HTML report "
+        "(workbench report) lists them all, with search, sort and pages."
+    )
+
+
+def first_page(
+    frame: pl.DataFrame,
+    *,
+    caption: str = "",
+    css_class: str = "wb-table",
+    total: int | None = None,
+    note: str | None = None,
+    rows: int = GRID_ROWS,
+    formats_by_column: Mapping[str, Callable[[Any], str]] | None = None,
+    keys: int = 0,
+) -> HtmlBlock:
+    """The table a notebook shows of ``frame`` without the page's script: its first ``rows`` rows,
+    each cell aligned by its own style (text left, numbers right) in a box that scrolls sideways,
+    and one line saying how to browse the rest.
+
+    Parameters
+    ----------
+    frame
+        The rows, in order (only the first ``rows`` are read); columns headed through :func:`label`.
+    caption, css_class, formats_by_column, keys
+        As :func:`html_table` takes them.
+    total
+        How many rows there are in all (default: ``frame.height``); said in the line under the table.
+    note
+        That line (escaped); default: "The first 15 of 252 rows. The exported HTML report ... lists
+        them all", when some rows are not shown, else none. ``""``: no line.
+    rows
+        How many rows to show.
+
+    Returns
+    -------
+    HtmlBlock
+        Its ``markup`` is this table (no page form); Jupyter shows it inside :data:`NO_MATHS`.
+
+    Examples
+    --------
+    >>> block = first_page(pl.DataFrame({"record_id": [f"r{i}" for i in range(40)], "n": range(40)}), caption="Rows")
+    >>> block.markup.count("<tr>"), "The first 15 of 40 rows." in block.markup
+    (16, True)
+    >>> '<td style="text-align:right' in block.markup and "text-align:left" in block.markup
+    True
+    """
+    total = frame.height if total is None else total
+    shown = frame.head(rows)
+    if note is None:
+        note = _browse_note(shown.height, total) if total > shown.height else ""
+    markup = macro(
+        "tables.html.j2",
+        "nb_table",
+        [label(c) for c in shown.columns],
+        _rows(shown, formats_by_column or {}),
+        caption,
+        css_class,
+        keys,
+        note,
+    )
+    return HtmlBlock(str(markup))
+
+
 def html_table(
     frame: pl.DataFrame,
     *,
@@ -160,8 +272,10 @@ def html_table(
     keys: int = 0,
     row_keys: Sequence[str] | None = None,
     details: Markup | str = "",
+    item: str = "",
+    browse: str | None = None,
 ) -> HtmlBlock:
-    """Render a frame as an escaped HTML table.
+    """Render a frame as an escaped HTML table: the page's grid, and the notebook's first page.
 
     Parameters
     ----------
@@ -188,6 +302,11 @@ def html_table(
         the row opens that turn's detail.
     details
         The turns' detail data (:func:`workbench.views.turn_detail.detail_script`), placed after the table.
+    item
+        What a row is, ``"turn"`` or ``"problem"`` (the words of the page's panel), or ``""``.
+    browse
+        The line under the notebook's first page of a longer table (default: where the others are,
+        :func:`first_page`).
 
     Examples
     --------
@@ -198,17 +317,18 @@ def html_table(
     True
     >>> '<th scope="col">turns</th>' in markup and '<td class="num" data-value="1234">1,234</td>' in markup
     True
+    >>> block = html_table(pl.DataFrame({"n": range(100)}))
+    >>> block.markup.count("<tr>"), block.notebook.count("<tr>")
+    (101, 16)
     """
     shown = frame if max_rows is None else frame.head(max_rows)
     how = formats_by_column or {}
-    shown_by = [how.get(c) for c in shown.columns]
-    rows = [[_cell(v, f) for v, f in zip(row, shown_by, strict=True)] for row in shown.iter_rows()]
     grid = sortable or frame.height > GRID_ROWS
     markup = macro(
         "tables.html.j2",
         "table",
         [label(c) for c in shown.columns],
-        rows,
+        _rows(shown, how),
         caption,
         css_class,
         grid,
@@ -217,8 +337,12 @@ def html_table(
         keys,
         None if row_keys is None else list(row_keys)[: shown.height],
         details,
+        item,
     )
-    return HtmlBlock(str(markup))
+    notebook = first_page(
+        frame, caption=caption, css_class=css_class, note=browse, formats_by_column=how, keys=keys
+    ).markup
+    return HtmlBlock(str(markup), notebook)
 
 
 def headline(summary: dict[str, dict[str, Any]], metrics: Sequence[MetricSpec] = HEADLINE_METRICS) -> HtmlBlock:
@@ -278,8 +402,12 @@ def policy_comparison(source: Run | dict[str, dict[str, Any]]) -> HtmlBlock:
     elsewhere = _ELSEWHERE if benchmark != "convfinqa" else {}
     notes = "; ".join(f"{n}: {elsewhere.get(n, POLICIES[n].description)}" for n in graded if n in POLICIES)
     table = html_table(frame, caption="Accuracy by grading policy", css_class="wb-table wb-policies", keys=1)
-    note = str(macro("tables.html.j2", "note", f"The policies: {notes}.")) if notes else ""
-    return HtmlBlock(table.markup + note)
+    return table + _note(f"The policies: {notes}.") if notes else table
+
+
+def _note(text: str) -> HtmlBlock:
+    """A short note under or instead of a table (escaped)."""
+    return HtmlBlock(str(macro("tables.html.j2", "note", text)))
 
 
 #: The columns of a failed-turns table, in reading order (those the turns have), the first three naming the turn.
@@ -323,9 +451,11 @@ def _empty(values: pl.Series) -> bool:
     return bool(values.cast(pl.String).str.strip_chars().fill_null("").eq("").all())
 
 
-#: Columns whose values are names (``wrong_value``, ``sign_inconsistency``), shown in words
-#: (:func:`workbench.analysis.slices.plain_label`, the one mapping).
-WORD_COLUMNS = frozenset({"reason", "error_type", "dq_category", "category", "group"})
+#: Columns whose values are names (``wrong_value``, ``sign_inconsistency``, ``display_vs_executed``),
+#: shown in words (:func:`workbench.analysis.words.plain`, the one mapping).
+WORD_COLUMNS = frozenset(
+    {"reason", "error_type", "dq_category", "category", "group", "rule", "status", "answer_source", "extraction_rule"}
+)
 
 
 def _failed_columns(turns: pl.DataFrame, *, dropped: frozenset[str]) -> pl.DataFrame:
@@ -346,8 +476,22 @@ def _failed(run_or_turns: Run | pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFram
     return turns, turns.filter(~pl.col("correct"))
 
 
+def _item(run_or_turns: Run | pl.DataFrame) -> words.Item:
+    """What a run (or a bare turns table) counts: turns, or problems when no turn follows another."""
+    turns = run_or_turns if isinstance(run_or_turns, pl.DataFrame) else run_or_turns.turns
+    if not isinstance(run_or_turns, pl.DataFrame):
+        return run_or_turns.item
+    return "turn" if turns.height and int(turns["turn"].max() or 0) > 0 else "problem"
+
+
 def _failed_table(
-    rows: pl.DataFrame, *, caption: str, limit: int | None, details: Markup | str, dropped: frozenset[str]
+    rows: pl.DataFrame,
+    *,
+    caption: str,
+    limit: int | None,
+    details: Markup | str,
+    dropped: frozenset[str],
+    item: str = "turn",
 ) -> HtmlBlock:
     return html_table(
         _failed_columns(rows, dropped=dropped),
@@ -358,6 +502,8 @@ def _failed_table(
         keys=2 if "turn" in dropped else 3,
         row_keys=_turn_keys(rows),
         details=details,
+        item=item,
+        browse=None if rows.height <= GRID_ROWS else _browse_note(GRID_ROWS, rows.height, f"failed {item}s"),
     )
 
 
@@ -393,18 +539,15 @@ def failed_turns(run_or_turns: Run | pl.DataFrame, *, limit: int | None = None, 
     source, failed = _failed(run_or_turns)
     shown = failed if limit is None else failed.head(limit)
     dropped = _dropped(failed)
+    item = _item(run_or_turns)
     return _failed_table(
         failed,
-        caption=f"Failed {_items(dropped)} ({formats.count(failed.height)})",
+        caption=f"Failed {words.items(item)} ({formats.count(failed.height)})",
         limit=limit,
         details=detail_script(run_or_turns, shown) if details else "",
         dropped=dropped,
+        item=item,
     )
-
-
-def _items(dropped: frozenset[str]) -> str:
-    """What a failed-turns table lists: ``problems`` when it has no turn column (single questions)."""
-    return "problems" if "turn" in dropped else "turns"
 
 
 def _too_small_note(part: pl.DataFrame) -> pl.Expr:
@@ -413,14 +556,6 @@ def _too_small_note(part: pl.DataFrame) -> pl.Expr:
     return (
         pl.when(pl.col("too_small")).then(pl.lit(f"too small (n < {MIN_GROUP_N})")).otherwise(pl.lit("")).alias("note")
     )
-
-
-def _single_questions(table: pl.DataFrame) -> bool:
-    """Whether a slice table is of single questions: as many conversations as turns in every group, turn 0 only."""
-    if not {"n_turns", "n_conversations"} <= set(table.columns) or not table.height:
-        return False
-    turns = table.filter(pl.col("slice") == "turn_index")["group"].cast(pl.String).unique().to_list()
-    return bool((table["n_turns"] == table["n_conversations"]).all()) and set(turns) <= {"0"}
 
 
 def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock:
@@ -443,7 +578,7 @@ def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock
     True
 
     Single questions (GSM8K, MATH: each record one problem) are counted as problems, with no
-    conversations column (:func:`_single_questions`):
+    conversations column (:func:`workbench.analysis.words.slice_item`):
 
     >>> one = t.with_columns(n_conversations=pl.col("n_turns"))
     >>> headers = slice_table(one).markup
@@ -452,7 +587,7 @@ def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock
     """
 
     part = table if slice_name is None else table.filter(pl.col("slice") == slice_name)
-    single = _single_questions(table)
+    single = words.slice_item(table) == "problem"
     shown = part.select(
         "system",
         pl.col("slice").replace_strict({k: v.title for k, v in SLICES.items()}, default=pl.col("slice")),
@@ -507,12 +642,13 @@ def checks_table(checks: pl.DataFrame, *, limit: int | None = 500) -> HtmlBlock:
     )
 
 
-#: Slices whose drill-down lists only some groups: (the groups listed, the sentence saying why).
+#: Slices whose drill-down lists only some groups: (the groups listed, the sentence saying why;
+#: ``{item}`` reads "turn" or "problem").
 _DRILL_ONLY = {
     "graders_disagree": (
         ("policies disagree",),
-        "Only the failed turns on which the grading policies disagree are listed here: a turn every "
-        "policy grades wrong is a failure under any policy, and is in the failed-turns table.",
+        "Only the failed {item}s on which the grading policies disagree are listed here: a {item} every "
+        "policy grades wrong is a failure under any policy, and is in the failed-{item}s table.",
     ),
 }
 
@@ -544,26 +680,33 @@ def drilldown(
 
     spec = SLICES[slice_name]
     _, failed = _failed(run_or_turns)
+    item = _item(run_or_turns)
     failed = failed.with_columns(spec.expr.alias("_group"))
     only, note = _DRILL_ONLY.get(slice_name, (None, ""))
+    note = note.format(item=item)
     if only is not None:
         failed = failed.filter(pl.col("_group").is_in(list(only)))
     sizes = failed.group_by("_group").len().sort("len", "_group", descending=[True, False])
     counts = dict(sizes.iter_rows())
     order = group_order(slice_name, sizes["_group"].to_list(), counts)
-    sections = []
+    page, notebook = [], []
     shown = []
     dropped = _dropped(failed)
     for group in order:
         rows = failed.filter(pl.col("_group") == group).drop("_group")
         shown.append(rows if limit is None else rows.head(limit))
-        table = _failed_table(rows, caption="", limit=limit, details="", dropped=dropped)
-        sections.append((plain_label(str(group)), formats.count(counts[group]), table))
+        table = _failed_table(rows, caption="", limit=limit, details="", dropped=dropped, item=item)
+        how_many = words.counted(counts[group], f"failed {item}")
+        page.append((words.plain(str(group)), how_many, Markup(table.markup)))
+        notebook.append((words.plain(str(group)), how_many, Markup(table._notebook())))
     data = detail_script(run_or_turns, pl.concat(shown)) if shown and details else ""
-    items = _items(dropped)
-    if only is not None and not sections:
-        note = f"The grading policies agree on every failed {items[:-1]}: none to list by {spec.title.lower()}."
-    return HtmlBlock(str(macro("tables.html.j2", "drilldown", spec.title, sections, note, data, items)))
+    items = words.items(item)
+    if only is not None and not page:
+        note = f"The grading policies agree on every failed {item}: none to list by {spec.title.lower()}."
+    return HtmlBlock(
+        str(macro("tables.html.j2", "drilldown", spec.title, page, note, data, items)),
+        str(macro("tables.html.j2", "drilldown", spec.title, notebook, note, "", items)),
+    )
 
 
 def systems_table(intervals: pl.DataFrame) -> HtmlBlock:
@@ -578,14 +721,29 @@ def systems_table(intervals: pl.DataFrame) -> HtmlBlock:
 
 
 def paired_table(comparison: pl.DataFrame) -> HtmlBlock:
-    """A paired comparison (from :func:`workbench.analysis.comparison.compare_systems`), readable."""
+    """A paired comparison (from :func:`workbench.analysis.comparison.compare_systems`), readable:
+    slices by their titles, groups in words, counts of turns or of problems
+    (:func:`workbench.analysis.words.slice_item`).
+
+    Examples
+    --------
+    >>> t = pl.DataFrame({"slice": ["overall", "answer_format"], "group": ["all", "yes/no"], "n_turns": [40, 30],
+    ...     "n_conversations": [40, 30], "accuracy_a": [0.5, 0.6], "accuracy_b": [0.4, 0.5], "difference": [0.1, 0.1],
+    ...     "low": [0.0, 0.0], "high": [0.2, 0.2], "a_only": [5, 4], "b_only": [1, 1], "mcnemar_p": [0.2, 0.3],
+    ...     "n_unpaired": [0, 0], "system_a": ["a", "a"], "system_b": ["b", "b"]})
+    >>> markup = paired_table(t).markup
+    >>> "Answer format" in markup and "answer_format" not in markup and ">paired problems</th>" in markup
+    True
+    """
     if not comparison.height:
-        return HtmlBlock(str(macro("tables.html.j2", "note", "No turns that both systems answered.")))
+        return _note("No turns that both systems answered.")
     a, b = comparison["system_a"][0], comparison["system_b"][0]
+    item = words.slice_item(comparison)
+    titles = {name: slice_title(name) for name in comparison["slice"].unique().to_list()}
     shown = comparison.select(
-        "slice",
-        "group",
-        pl.col("n_turns").alias("paired turns"),
+        pl.col("slice").replace_strict(titles, return_dtype=pl.String),
+        pl.col("group").cast(pl.String).replace({g: words.plain(g) for g in comparison["group"].unique().to_list()}),
+        pl.col("n_turns").alias(f"paired {item}s"),
         pl.col("accuracy_a").alias(f"acc. {a}"),
         pl.col("accuracy_b").alias(f"acc. {b}"),
         pl.struct("difference", "low", "high")
@@ -597,7 +755,7 @@ def paired_table(comparison: pl.DataFrame) -> HtmlBlock:
         pl.col("a_only").alias(f"only {a} right"),
         pl.col("b_only").alias(f"only {b} right"),
         pl.col("mcnemar_p").alias("McNemar p"),
-        pl.col("n_unpaired").alias("unpaired turns"),
+        pl.col("n_unpaired").alias(f"unpaired {item}s"),
     )
     return html_table(
         shown,
@@ -608,27 +766,54 @@ def paired_table(comparison: pl.DataFrame) -> HtmlBlock:
     )
 
 
-def cleaning_effect(effect: pl.DataFrame, annotations: pl.DataFrame) -> HtmlBlock:
+def cleaning_effect(effect: pl.DataFrame, annotations: pl.DataFrame, item: str | None = None) -> HtmlBlock:
     """Each system's scores before and after cleaning the gold (``effect`` from
-    :func:`workbench.cleaning.before_after.cleaning_effect`), with how many annotations were applied."""
+    :func:`workbench.cleaning.before_after.cleaning_effect`), with how many annotations were applied.
+
+    ``item`` is what the run counts (``"turn"``, or ``"problem"``: then the conversation-level
+    columns, which repeat the figures per problem, are left out); by default ``"problem"`` when
+    every conversation figure equals the turn figure, else ``"turn"``.
+
+    Examples
+    --------
+    >>> effect = pl.DataFrame({"system": ["s"], "turn_accuracy_before": [0.5], "turn_accuracy_after": [0.6],
+    ...     "turn_change_points": [10.0], "conversation_accuracy_before": [0.4], "conversation_accuracy_after": [0.5],
+    ...     "n_changed": [1], "n_removed": [1]})
+    >>> notes = pl.DataFrame({"system": [None], "corrected_answer": ["12"], "exclude": [True]}, schema_overrides={"system": pl.String})
+    >>> markup = cleaning_effect(effect, notes).markup
+    >>> "1 corrected answer, 1 exclusion)" in markup and "turns excluded" in markup
+    True
+    """
     if not annotations.height:
         return HtmlBlock(str(macro("tables.html.j2", "no_annotations")))
+    if item is None:
+        same = all(
+            effect[f"turn_accuracy_{when}"].equals(effect[f"conversation_accuracy_{when}"]) for when in ("before", "after")
+        )
+        item = "problem" if same else "turn"
     gold_level = annotations.filter(pl.col("system").is_null())
+    single = item == "problem"
     shown = effect.select(
         "system",
-        pl.col("turn_accuracy_before").alias("turn acc. before"),
-        pl.col("turn_accuracy_after").alias("turn acc. after"),
+        pl.col("turn_accuracy_before").alias("accuracy before" if single else "turn accuracy before"),
+        pl.col("turn_accuracy_after").alias("accuracy after" if single else "turn accuracy after"),
         (pl.col("turn_change_points") / 100).alias("change"),
-        pl.col("conversation_accuracy_before").alias("conv. acc. before"),
-        pl.col("conversation_accuracy_after").alias("conv. acc. after"),
+        *(
+            []
+            if single
+            else [
+                pl.col("conversation_accuracy_before").alias("conversation accuracy before"),
+                pl.col("conversation_accuracy_after").alias("conversation accuracy after"),
+            ]
+        ),
         pl.col("n_changed").alias("verdicts changed"),
-        pl.col("n_removed").alias("turns excluded"),
+        pl.col("n_removed").alias(f"{item}s excluded"),
     )
-    rates = ("turn acc. before", "turn acc. after", "conv. acc. before", "conv. acc. after")
+    rates = [c for c in shown.columns if "accuracy" in c]
     caption = (
-        f"Scores before and after cleaning ({formats.count(gold_level.height)} gold annotations in force: "
-        f"{formats.count(int(gold_level['corrected_answer'].is_not_null().sum()))} corrected answers, "
-        f"{formats.count(int(gold_level['exclude'].sum()))} exclusions)"
+        f"Scores before and after cleaning ({words.counted(gold_level.height, 'gold annotation')} in force: "
+        f"{words.counted(int(gold_level['corrected_answer'].is_not_null().sum()), 'corrected answer')}, "
+        f"{words.counted(int(gold_level['exclude'].sum()), 'exclusion')})"
     )
     return html_table(
         shown,
@@ -647,7 +832,7 @@ def _shown(path: Any) -> str:
 def files_written(paths: dict[str, Any]) -> HtmlBlock:
     """Say which graded tables were written (paths relative to the current folder or the project,
     else the folder's name and the file's), or that none were."""
-    written = [(str(k), _shown(v)) for k, v in paths.items()]
+    written = [(words.plain(str(k)), _shown(v)) for k, v in paths.items()]
     return HtmlBlock(str(macro("tables.html.j2", "files_written", written)))
 
 

@@ -34,10 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from workbench.analysis.slices import plain_label
+from workbench.analysis import words
 from workbench.annotations.session import TraceView, _literals, _table, _trace
 from workbench.grading import patterns
 from workbench.grading.normalize import parse_cell_number
+from workbench.grading.policies import POLICIES
 from workbench.views.html import Markup, macro, script_json
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ __all__ = [
     "detail_script",
     "once_per_page",
     "in_words",
+    "gold_note",
 ]
 
 #: Relative tolerance when matching a document's number to a number a program uses.
@@ -145,7 +147,7 @@ def _trace_data(view: TraceView | None) -> dict[str, Any] | None:
         return None
     return {
         "program": view.program,
-        "status": view.status,
+        "status": words.plain(str(view.status)),
         "value": view.value,
         "steps": list(view.steps),
         "message": view.message,
@@ -158,7 +160,7 @@ def _text(value: Any) -> str | None:
 
 def in_words(frame: pl.DataFrame, columns: Iterable[str]) -> pl.DataFrame:
     """``frame`` with the names in ``columns`` (those it has) as text in words
-    (:func:`workbench.analysis.slices.plain_label`, each distinct value once).
+    (:func:`workbench.analysis.words.plain`, each distinct value once).
 
     Examples
     --------
@@ -167,14 +169,14 @@ def in_words(frame: pl.DataFrame, columns: Iterable[str]) -> pl.DataFrame:
     """
     present = [c for c in columns if c in frame.columns]
     return frame.with_columns(
-        pl.col(c).cast(pl.String).replace({v: plain_label(v) for v in frame[c].cast(pl.String).unique().drop_nulls()})
+        pl.col(c).cast(pl.String).replace({v: words.plain(v) for v in frame[c].cast(pl.String).unique().drop_nulls()})
         for c in present
     )
 
 
 def _words(value: Any) -> str | None:
-    """A name (a reason, an error type) in words (:func:`workbench.analysis.slices.plain_label`)."""
-    return None if value is None else plain_label(str(value))
+    """A name (a reason, an error type, a rule) in words (:func:`workbench.analysis.words.plain`)."""
+    return None if value is None else words.plain(str(value))
 
 
 def _keys(frame: pl.DataFrame) -> list[str]:
@@ -197,6 +199,7 @@ def detail_data(source: Run | pl.DataFrame, failed: pl.DataFrame) -> dict[str, A
     """
     turns = source if isinstance(source, pl.DataFrame) else source.turns
     run = None if isinstance(source, pl.DataFrame) else source
+    policy = DEFAULT_POLICY if run is None else run.graded.policy.name
     doc_ids: dict[tuple[str, int], str] = {}
     docs: dict[str, dict[str, Any]] = {}
     tables: dict[str, Any] = {}
@@ -221,7 +224,7 @@ def detail_data(source: Run | pl.DataFrame, failed: pl.DataFrame) -> dict[str, A
             "record_id", "turn", "category", "rule", "confidence", "evidence"
         ).iter_rows():
             flags.setdefault(json.dumps([record_id, int(turn)]), []).append(
-                [plain_label(str(category)), rule, _number(confidence), evidence]
+                [words.plain(str(category)), _words(rule), _number(confidence), evidence]
             )
     history = _history(turns, failed)
     out: dict[str, Any] = {}
@@ -242,8 +245,9 @@ def detail_data(source: Run | pl.DataFrame, failed: pl.DataFrame) -> dict[str, A
             "correct": row.get("correct"),
             "reason": _words(row.get("reason")),
             "detail": _text(row.get("detail")),
-            "rule": _text(row.get("extraction_rule")),
-            "source": _text(row.get("answer_source")),
+            "rule": _words(row.get("extraction_rule")),
+            "source": _words(row.get("answer_source")),
+            "gold_note": gold_note(row.get("gold_answer"), row.get("gold_executed"), policy),
             "error_type": _words(row.get("error_type")),
             "raw": _text(row.get("raw_output")),
             "doc": doc_id,
@@ -260,12 +264,44 @@ def detail_data(source: Run | pl.DataFrame, failed: pl.DataFrame) -> dict[str, A
     return {"docs": docs, "turns": out}
 
 
+#: The main grading policy of a bare turns table (a run names its own).
+DEFAULT_POLICY = "symbolic"
+
+
+def gold_note(written: Any, executed: Any, policy: str = DEFAULT_POLICY) -> str | None:
+    """One sentence saying which gold answer graded a turn, when the dataset writes it otherwise
+    than its gold program computes it (ConvFinQA: ``5583331`` written, ``16750002`` executed);
+    None when they are the same text or one is missing.
+
+    Every policy compares with the executed gold but ``exact-string``, which compares with the
+    answer as the dataset writes it (:func:`workbench.grading.turn.grade_turn`).
+
+    Examples
+    --------
+    >>> gold_note("5583331", "16750002")
+    'The executed gold answer, 16750002 (what the gold program computes), graded this turn, not the written 5583331.'
+    >>> gold_note("14.1%", "0.14136", "exact-string")
+    'The written gold answer, 14.1%, graded this turn (the exact-string policy compares with it), not the executed 0.14136.'
+    >>> gold_note("18", "18") is None, gold_note(None, "18") is None
+    (True, True)
+    """
+    if written is None or executed is None or str(written).strip() == str(executed).strip():
+        return None
+    spec = POLICIES.get(policy)
+    if spec is not None and spec.matcher == "exact_string":
+        return (
+            f"The written gold answer, {written}, graded this turn (the {policy} policy compares with it), "
+            f"not the executed {executed}."
+        )
+    return f"The executed gold answer, {executed} (what the gold program computes), graded this turn, not the written {written}."
+
+
 def _flag_columns(row: Mapping[str, Any]) -> list[list[Any]]:
     """The turn's own data-quality columns, when there is no run to read the checks from."""
     category = row.get("dq_category")
     if not category:
         return []
-    return [[plain_label(str(category)), None, _number(row.get("dq_confidence")), None]]
+    return [[words.plain(str(category)), None, _number(row.get("dq_confidence")), None]]
 
 
 def _number(value: Any) -> float | None:

@@ -39,8 +39,12 @@ def test_each_benchmark_gets_its_title_and_the_sections_it_can_fill(convfinqa: R
         "type2",
         "flags",
         "upstream",
+        "groups",
     }
     assert {k for k, need in sections.NEEDS.items() if need(gsm8k)} == {"text"}
+    # the GSM8K fixture: no programs, no flags, and the policies agree on every failed problem
+    drill = sections.heading(gsm8k, "drilldown")
+    assert drill is not None and "Open a group" not in drill.data and "No group of failed problems" in drill.data
     by_turn = sections.heading(gsm8k, "by_turn")
     assert by_turn is not None and by_turn.data.endswith(
         "GSM8K problems are single questions, so there is no turn index to follow."
@@ -73,5 +77,6 @@ def test_the_upstream_table_lists_every_disagreement_with_our_reason(convfinqa: 
     block = sections.upstream_table(convfinqa)
     assert block is not None and f"{differ.height} verdicts differ from the upstream grader" in block.markup
     assert block.markup.count("<tr") == differ.height + 1
+
     for reason in differ["reason"].cast(str).unique():
         assert f">{reason}<" in block.markup

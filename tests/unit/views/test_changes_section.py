@@ -1,6 +1,7 @@
 """The "changes since the previous run" section (workbench.views.changes) for each kind of item: a
-ConvFinQA run's turns exactly as before, a GSM8K or MATH run's problems named as problems (the
-report run twice: tests/system/report/test_report_changes.py)."""
+ConvFinQA run's turns, a GSM8K or MATH run's problems named as problems (the report run twice:
+tests/system/report/test_report_changes.py). Only the metrics that moved are rows of the table; one
+sentence names the metrics that did not (a row of "+0.0 points" for each told a reader nothing)."""
 
 from __future__ import annotations
 
@@ -39,39 +40,54 @@ CHANGES = Changes(
     (SystemMatch("a", "a", "same name"), SystemMatch("b", "b@x", "same name without the run-folder timestamp")),
 )
 
-#: changes_html(CHANGES) as the section was written before it knew problems from turns.
+#: changes_html(CHANGES): a's accuracy, conversation figure (now missing) and correct turns moved, a's
+#: count of turns and b's accuracy did not (Turns is named unchanged; accuracy moved for a, so it is not).
 TURNS_SECTION = (
     '<section class="wb-changes"><h2>Changes since the previous run</h2><p>Compared with the run of 2026-11-23 16:44:58 UTC.</p>'
     "<p>System <b>b</b> is compared with <b>b@x</b> of the previous run (same name without the run-folder timestamp).</p>"
     "<p>Inputs changed: dataset.</p>"
-    '<div class="wb-scroll"><table class="wb-table"><thead><tr><th>System</th><th>Metric</th><th>Before</th><th>Now</th><th>Change</th></tr>'
+    "<p>Unchanged: Turns.</p>"
+    '<div class="wb-scroll wb-fit"><table class="wb-table wb-changes-table"><thead><tr><th>System</th><th>Metric</th><th>Before</th><th>Now</th><th>Change</th></tr>'
     '</thead><tbody><tr><td>a</td><td>Turn execution acc.</td><td class="num">50.0%</td><td class="num">75.0%</td><td class="num">+25.0 points</td></tr>'
     '<tr><td>a</td><td>Conversation execution acc.</td><td class="num">25.0%</td><td class="num">—</td><td class="num">—</td></tr>'
-    '<tr><td>a</td><td>Turns</td><td class="num">4</td><td class="num">4</td><td class="num">+0</td></tr>'
     '<tr><td>a</td><td>Turns correct</td><td class="num">2</td><td class="num">3</td><td class="num">+1</td></tr>'
-    '<tr><td>b</td><td>Turn execution acc.</td><td class="num">50.0%</td><td class="num">50.0%</td><td class="num">+0.0 points</td></tr>'
     "</tbody></table></div>"
     "<h3>Newly failing turns (1)</h3><ul><li>a: <code>r1</code> turn 0</li></ul>"
     "<h3>Newly passing turns (2)</h3><ul><li>a: <code>r2</code> turn 0</li><li>b: <code>r3</code> turn 2</li></ul></section>"
 )
 
 
-def test_turns_read_as_they_always_did() -> None:
+def test_turns_show_the_metrics_that_moved_and_name_the_others() -> None:
     assert changes_html(CHANGES) == TURNS_SECTION
     assert changes_html(CHANGES, "turn") == TURNS_SECTION
+    assert "+0.0 points" not in TURNS_SECTION and ">+0<" not in TURNS_SECTION
+
+
+def test_nothing_moved_is_one_sentence_and_no_table() -> None:
+    still = Changes(
+        CHANGES.previous,
+        CHANGES.metrics.with_columns(pl.col("previous").alias("current"), pl.lit(0.0).alias("delta")),
+        CHANGES.newly_failing.clear(),
+        CHANGES.newly_passing.clear(),
+        (),
+        CHANGES.matches,
+    )
+    section = changes_html(still)
+    assert "<p>No metric changed (Turn execution acc., Conversation execution acc., Turns, Turns correct).</p>" in section
+    assert "<table" not in section and "Newly failing turns (0)" in section
 
 
 def test_problems_are_named_as_problems_without_conversation_figures() -> None:
     section = changes_html(CHANGES, "problem")
     assert '<td>a</td><td>Accuracy</td><td class="num">50.0%</td><td class="num">75.0%</td>' in section
-    assert "<td>Problems</td>" in section and "<td>Problems correct</td>" in section
+    assert "<p>Unchanged: Problems.</p>" in section and "<td>Problems correct</td>" in section
     assert "Conversation" not in section and "Turn execution acc." not in section
     assert "<h3>Newly failing problems (1)</h3><ul><li>a: <code>r1</code></li></ul>" in section
     assert (
         "<h3>Newly passing problems (2)</h3><ul><li>a: <code>r2</code></li><li>b: <code>r3</code></li></ul>" in section
     )
     assert " turn " not in section and "turns" not in section
-    # everything else as for turns: the rows left are the turn section's rows, relabelled
+    # everything else as for turns: the rows left are the turn section's rows but the conversation's, relabelled
     assert section.count("<tr>") == TURNS_SECTION.count("<tr>") - 1
 
 

@@ -8,7 +8,8 @@ import polars as pl
 import pytest
 from markupsafe import escape
 
-from workbench.analysis.slices import plain_label, slice_accuracy
+from workbench.analysis import words
+from workbench.analysis.slices import slice_accuracy
 from workbench.pipeline.run import Run
 from workbench.quality import checks
 from workbench.views import plots, tables
@@ -68,6 +69,8 @@ def test_drilldown_has_a_section_per_group_with_its_failures(two_dev_runs: Run) 
     markup = tables.drilldown(turns, "error_type", limit=1000).markup
     counts = dict(turns.filter(~pl.col("correct")).group_by(pl.col("error_type").cast(pl.String)).len().iter_rows())
     found = dict(
-        (group, int(n)) for group, n in re.findall(r"Error type: <b>([a-z ]+)</b> \((\d+) failed turns\)", markup)
+        (group, int(n))
+        for group, n in re.findall(r"Error type: <b>([a-z ()]+)</b> \((\d+) failed turns?\)", markup)
     )
-    assert found == {plain_label(group): n for group, n in counts.items()}, "the groups in words"
+    assert found == {words.plain(group): n for group, n in counts.items()}, "the groups in words"
+    assert "scale (power of ten)" in found, "a name in the words of the one mapping, not only without underscores"

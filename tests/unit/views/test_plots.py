@@ -153,6 +153,7 @@ def test_paired_forest_is_not_stretched_by_small_groups() -> None:
 
 
 def test_nothing_to_show_is_said_in_one_sentence() -> None:
+    # turn 0 of each conversation alone: single questions, counted as problems (words.slice_item)
     single = _synthetic_turns().filter(pl.col("turn") == 0).with_columns(pl.lit(None, pl.String).alias("operation"))
     op = plots.accuracy_by_operation(single, n_boot=20)
     turn = plots.accuracy_by_turn(single, n_boot=20)
@@ -160,10 +161,10 @@ def test_nothing_to_show_is_said_in_one_sentence() -> None:
     right = single.with_columns(pl.lit(True).alias("correct"), pl.lit(None, pl.String).alias("error_type"))
     heat = plots.error_heatmap(right)
     for fig, words in (
-        (op, "There is no operation in this data (all 60 turns: none)"),
-        (turn, "Every question here stands alone (all 60 turns are turn 0)"),
+        (op, "There is no operation in this data (all 60 problems: none)"),
+        (turn, "Every question here stands alone (all 60 problems are turn 0)"),
         (flags, "The data-quality checks flagged no gold turn"),
-        (heat, "No turn is wrong"),
+        (heat, "No problem is wrong"),
     ):
         assert fig.data == ()
         (note,) = fig.layout.annotations

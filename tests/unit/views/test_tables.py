@@ -21,7 +21,7 @@ from workbench.views import tables
 HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
 ESCAPED = str(escape(HOSTILE))  # as the renderer escapes (quotes as &#34; and &#39;)
 #: The attributes the table markup writes; anything else (``onerror``, ``src``) came from the data.
-OWN_ATTRIBUTES = {"class", "data-wb-sortable", "scope", "data-value", "data-wb-key", "type"}
+OWN_ATTRIBUTES = {"class", "data-wb-sortable", "scope", "data-value", "data-wb-key", "data-wb-item", "type"}
 
 
 def _attribute_names(markup: str) -> set[str]:
@@ -187,7 +187,7 @@ def test_drilldown_is_not_capped_and_counts_agree() -> None:
 def test_grader_disagreement_drilldown_lists_only_the_turns_the_policies_disagree_on() -> None:
     turns = _turns(n=3).with_columns(pl.Series("graders_disagree", [False, True, False]))
     markup = tables.drilldown(turns, "graders_disagree").markup
-    assert "policies agree" not in markup and "<b>policies disagree</b> (1 failed turns)" in markup
+    assert "policies agree" not in markup and "<b>policies disagree</b> (1 failed turn)" in markup
     assert "Only the failed turns on which the grading policies disagree are listed" in markup
     none = tables.drilldown(turns.with_columns(graders_disagree=pl.lit(False)), "graders_disagree").markup
     assert "<details" not in none and "The grading policies agree on every failed turn" in none

@@ -3,7 +3,10 @@
    10/25/50/100/all rows with one count, and its first columns (th.wb-key) kept in view when it
    scrolls sideways. A row with data-wb-key opens the panel of that turn, built from the page's
    <script type="application/json" class="wb-turn-data"> blocks with textContent only: every
-   value from the data stays text. No network, and no string is ever parsed as markup or code. */
+   value from the data stays text. No network, and no string is ever parsed as markup or code.
+   A table's data-wb-item ("turn" or "problem") is what its rows are, in the panel's words. Each
+   cell gets its column's heading in data-label, which a narrow screen shows beside the value
+   when the failed-turns grid is a stack of cards (report.css). */
 (function () {
   'use strict';
   var collator = new Intl.Collator(undefined, {numeric: true, sensitivity: 'base'});
@@ -65,8 +68,8 @@
     count.setAttribute('aria-live', 'polite');
     var more = el('span', 'wb-more', 'more columns: scroll the table sideways \u2192');
     more.hidden = true;
-    var previous = el('button', 'wb-page', '\u2039 Previous');
-    var next = el('button', 'wb-page', 'Next \u203a');
+    var previous = el('button', 'wb-page', '\u2039 Previous page');
+    var next = el('button', 'wb-page', 'Next page \u203a');
     previous.type = next.type = 'button';
     [search, sizeLabel, count, previous, next, more].forEach(function (node) { tools.appendChild(node); });
     if (rows.length <= SIZES[0]) { sizeLabel.hidden = previous.hidden = next.hidden = true; }
@@ -131,8 +134,11 @@
     }
 
     headers.forEach(function (th, column) {
+      var heading = th.textContent.trim();
+      rows.forEach(function (row) { if (row.cells[column]) { row.cells[column].setAttribute('data-label', heading); } });
       var button = el('button', 'wb-sort');
       button.type = 'button';
+      button.title = 'Sort by ' + heading + ' (again: the other way)';
       while (th.firstChild) { button.appendChild(th.firstChild); }
       var arrow = el('span', 'wb-arrow', ARROWS.none);
       arrow.setAttribute('aria-hidden', 'true');
@@ -144,20 +150,21 @@
       });
     });
 
+    var item = table.getAttribute('data-wb-item') || 'turn';
     rows.forEach(function (row) {
       if (!row.hasAttribute('data-wb-key')) { return; }
       row.tabIndex = 0;
       row.classList.add('wb-openable');
-      row.title = 'Open this turn';
+      row.title = 'Open this ' + item + ' (its document, programs, verdicts and raw output)';
       row.addEventListener('click', function (event) {
         /* a control of the row's own cells (a long cell's details), not the drill-down around the table */
         var control = event.target.closest('summary, details, a, button, input, select');
         if (control && row.contains(control)) { return; }
-        openTurn(row, function () { return state.shown.map(function (i) { return rows[i]; }); });
+        openTurn(row, function () { return state.shown.map(function (i) { return rows[i]; }); }, item);
       });
       row.addEventListener('keydown', function (event) {
         if (event.key === 'Enter' && event.target === row) {
-          openTurn(row, function () { return state.shown.map(function (i) { return rows[i]; }); });
+          openTurn(row, function () { return state.shown.map(function (i) { return rows[i]; }); }, item);
         }
       });
     });
@@ -195,17 +202,16 @@
     return data;
   }
 
-  var dialog = null, current = null, listing = null;
+  var dialog = null, current = null, listing = null, currentItem = 'turn';
 
   function panel() {
     if (dialog === null) {
       dialog = el('dialog', 'wb-detail');
-      dialog.setAttribute('aria-label', 'Failed turn');
       var bar = el('div', 'wb-detail-bar');
       var title = el('h2', 'wb-detail-title');
       var where = el('span', 'wb-detail-where');
-      var previous = el('button', 'wb-page', '\u2039 Previous turn');
-      var next = el('button', 'wb-page', 'Next turn \u203a');
+      var previous = el('button', 'wb-page wb-previous');
+      var next = el('button', 'wb-page wb-next');
       var close = el('button', 'wb-close', 'Close');
       [previous, next, close].forEach(function (b) { b.type = 'button'; });
       [title, where, previous, next, close].forEach(function (node) { bar.appendChild(node); });
@@ -226,14 +232,18 @@
     var at = list.indexOf(current);
     if (at < 0) { return; }
     var target = list[at + delta];
-    if (target) { openTurn(target, listing); }
+    if (target) { openTurn(target, listing, currentItem); }
   }
 
-  function openTurn(row, list) {
+  function openTurn(row, list, item) {
     var turn = turnData().turns[row.getAttribute('data-wb-key')];
     var box = panel();
     current = row;
     listing = list;
+    currentItem = item || 'turn';
+    box.setAttribute('aria-label', 'Failed ' + currentItem);
+    box.querySelector('.wb-previous').textContent = '\u2039 Previous failed ' + currentItem;
+    box.querySelector('.wb-next').textContent = 'Next failed ' + currentItem + ' \u203a';
     var rowsShown = list();
     var at = rowsShown.indexOf(row);
     var bar = box.querySelector('.wb-detail-bar');
@@ -247,7 +257,7 @@
     buttons[1].disabled = at < 0 || at >= rowsShown.length - 1;
     var body = box.querySelector('.wb-detail-body');
     body.replaceChildren(turn ? content(turn, turnData().docs[turn.doc]) :
-      el('p', 'wb-note', 'The page holds no detail for this turn.'));
+      el('p', 'wb-note', 'The page holds no detail for this ' + currentItem + '.'));
     body.scrollTop = 0;
     if (!box.open) { box.showModal(); }
   }
@@ -388,7 +398,7 @@
       var seen = [];
       Array.prototype.forEach.call(marks, function (m) { if (seen.indexOf(m.textContent) < 0) { seen.push(m.textContent); } });
       found.appendChild(document.createTextNode('Numbers the programs use, marked: ' + seen.join(', ') + ' '));
-      var go = el('button', 'wb-page', 'Show the first');
+      var go = el('button', 'wb-page', 'Scroll to the first marked number');
       go.type = 'button';
       go.addEventListener('click', function () { marks[0].scrollIntoView({block: 'center'}); });
       found.appendChild(go);
@@ -406,9 +416,10 @@
     root.appendChild(left);
     root.appendChild(right);
     left.appendChild(el('p', 'wb-question', missing(turn.question) ? '(no question)' : turn.question));
+    var differ = !missing(turn.gold_note);
     left.appendChild(facts([
-      ['gold answer', turn.gold],
-      ['gold (executed)', turn.gold_executed, true],
+      [differ ? 'gold answer (written)' : 'gold answer', turn.gold],
+      [differ ? 'gold answer (executed)' : 'gold (executed)', turn.gold_executed, true],
       ['predicted answer', turn.predicted],
       ['answer graded', turn.graded],
       ['verdict', verdict(turn.correct)],
@@ -418,6 +429,7 @@
       ['answer taken from', turn.source, true],
       ['error type', turn.error_type, true]
     ]));
+    if (differ) { left.appendChild(el('p', 'wb-gold-note', turn.gold_note)); }
     if (turn.policies.length) {
       left.appendChild(section('Verdict of each grading policy', grid(['policy', 'verdict', 'reason', 'answer', 'detail'],
         turn.policies.map(function (p) { return [p[0], verdict(p[1]), p[2], clip(p[3]), clip(p[4])]; }))));
@@ -437,7 +449,7 @@
     left.appendChild(section('Data-quality flags', turn.flags.length ?
       grid(['category', 'rule', 'confidence', 'evidence'], turn.flags.map(function (f) {
         return [f[0], f[1], f[2] === null ? null : f[2].toFixed(2), f[3]];
-      })) : el('p', 'wb-muted', 'No automatic flag on this turn.')));
+      })) : el('p', 'wb-muted', 'No automatic flag on this ' + currentItem + '.')));
     if (doc) { right.appendChild(section('Document', documentView(doc, turn))); }
     if (!missing(turn.gold_solution)) { right.appendChild(section('Gold solution', el('pre', 'wb-raw', turn.gold_solution))); }
     right.appendChild(section('Raw model output', missing(turn.raw) ? el('p', 'wb-muted', '(none)') :
