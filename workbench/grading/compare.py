@@ -28,7 +28,9 @@ from decimal import Decimal
 from typing import Literal
 
 from workbench.grading import patterns
+from workbench.grading.choice import choice_gold, choice_letter
 from workbench.grading.cues import SCALE_WORDS, CueOf, UnitCue, percent_cue, scale_cue
+from workbench.grading.items import MAX_ITEMS, dedupe, normalize_item, perfect_matching, split_items
 from workbench.grading.memo import memoize
 from workbench.grading.normalize import (
     ParsedNumber,
@@ -37,8 +39,15 @@ from workbench.grading.normalize import (
     parse_decimal_comma,
     parse_number,
 )
+from workbench.grading.spans import span_scores
 from workbench.grading.status import GradeStatus, MatchReason
-from workbench.grading.symbolic import collection_size, latex_equivalent, latex_number, strip_number_decorations
+from workbench.grading.symbolic import (
+    collection_size,
+    items_equivalent,
+    latex_equivalent,
+    latex_number,
+    strip_number_decorations,
+)
 
 __all__ = [
     "MatchPolicy",
@@ -102,6 +111,10 @@ class MatchPolicy:
     latex_gold
         The gold is LaTeX (MATH): one that is not a number goes to SymPy (a tuple ``(15,-29)``
         too), and a number glued to a letter (``2k``) is a product, not a number and a unit.
+    span_f1
+        ``None``, or the reading-comprehension rules: answers are text spans scored by the official
+        DROP rules (:mod:`workbench.grading.spans`), credited on an exact match of the normalised
+        spans or an F1 of at least this pass mark (:data:`~workbench.grading.spans.DROP_PASS_F1`).
     """
 
     name: str = "cascade"
@@ -116,6 +129,7 @@ class MatchPolicy:
     rounding_band: float = 1e-2
     bare_percent_reading: bool = True
     latex_gold: bool = False
+    span_f1: float | None = None
 
 
 DEFAULT_POLICY = MatchPolicy()
@@ -370,22 +384,29 @@ def _answers_match(
     if non_finite(pred):  # never correct, even against a gold written the same way
         detail = f"the prediction {pred[:40]!r} is not a finite number"
         return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, kind)
+    if policy.span_f1 is not None:  # reading comprehension: text spans, DROP's rules
+        return _compare_spans(pred, gold, policy.span_f1)
     if kind in ("auto", "text"):
         gold_bool = _boolean(gold)
         if gold_bool is not None:
             return _compare_boolean(pred, gold_bool)
-        choice = patterns.CHOICE_LETTER.match(normalize_answer(gold))
-        if choice is not None and (kind == "text" or len(gold.strip()) <= 3):
-            return _compare_choice(pred, choice.group("letter"))
-        if kind == "text":
-            return _compare_text(pred, gold)
+    if kind != "number":
+        letter = choice_gold(gold, latex=kind == "latex" or policy.latex_gold)
+        if letter is not None:
+            return _compare_choice(pred, letter)
+    if kind == "text":
+        return _compare_text(pred, gold)
+    colon = _compare_colon(pred, gold)
+    if colon is not None:  # a time or a ratio: "12:00", "3:2"
+        return colon
+    cue = CueOf(question, unit, policy.use_cues)
     gold_number = None if policy.latex_gold and patterns.NUMBER_TIMES_VARIABLE.match(gold) else read_number(gold)
     if gold_number is not None:
         pred_number = read_number(pred)
         if pred_number is None:  # "12,75" against one number: a decimal comma, not a list of two
             pred_number = parse_decimal_comma(pred, bare=True)
         if pred_number is not None:
-            return _compare_numbers(pred_number, gold_number, policy, CueOf(question, unit, policy.use_cues))
+            return _compare_numbers(pred_number, gold_number, policy, cue)
         if policy.symbolic and patterns.MATH_MARKUP.search(pred):
             items = collection_size(pred)
             if items > 1:  # decided without SymPy: several values are not one number
@@ -393,15 +414,20 @@ def _answers_match(
                 return Verdict(
                     False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, gold_number.fraction, detail, "latex"
                 )
-            return _compare_symbolic(pred, gold, policy, gold_number.fraction)
-        return Verdict(
-            False,
-            GradeStatus.UNPARSEABLE,
-            MatchReason.UNPARSEABLE,
-            None,
-            gold_number.fraction,
-            f"no number could be read from {pred!r}",
-        )
+            whole = _compare_symbolic(pred, gold, policy, gold_number.fraction)
+        elif collection_size(pred) > 1:  # "(160, 300)": several values, not an unreadable one
+            detail = f"the prediction lists {collection_size(pred)} values; the gold is one number ({gold_number.text})"
+            return Verdict(False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, gold_number.fraction, detail)
+        else:
+            whole = Verdict(
+                False,
+                GradeStatus.UNPARSEABLE,
+                MatchReason.UNPARSEABLE,
+                None,
+                gold_number.fraction,
+                f"no number could be read from {pred!r}",
+            )
+        return _or_listed(whole, pred, gold, policy, cue)
     if kind == "number":
         return Verdict(
             False,
@@ -413,10 +439,135 @@ def _answers_match(
         )
     if kind == "latex" or policy.latex_gold or patterns.MATH_MARKUP.search(gold):
         if policy.symbolic:
-            return _compare_symbolic(pred, gold, policy, None)
+            return _or_listed(_compare_symbolic(pred, gold, policy, None), pred, gold, policy, cue)
         verdict = _compare_text(pred, gold)
-        return Verdict(verdict.correct, verdict.status, verdict.reason, None, None, verdict.detail, "latex")
-    return _compare_text(pred, gold)
+        verdict = Verdict(verdict.correct, verdict.status, verdict.reason, None, None, verdict.detail, "latex")
+        return _or_listed(verdict, pred, gold, policy, cue)
+    return _or_listed(_compare_text(pred, gold), pred, gold, policy, cue)
+
+
+# --------------------------------------------------------------------------- several answers (issue 31)
+def _or_listed(whole: Verdict, pred: str, gold: str, policy: MatchPolicy, cue: CueOf) -> Verdict:
+    """``whole``, the verdict on the answers compared whole, unless one of them lists several items
+    (``-2, 1``, ``200 ml and 400 ml``, boxes read together) and they match one to one: then that
+    verdict (reason ``items``). When the items do not match either, ``whole`` stays, unless it could
+    not compare at all and the items could."""
+    if whole.correct or whole.status is GradeStatus.TIMEOUT:
+        return whole
+    pred_items, gold_items = dedupe(split_items(pred)), split_items(gold)
+    if max(len(pred_items), len(gold_items)) < 2 or max(len(pred_items), len(gold_items)) > MAX_ITEMS:
+        return whole
+    listed, read_whole = _compare_items(pred_items, gold_items, policy, cue)
+    if listed.correct or (whole.status is not GradeStatus.OK and read_whole):
+        return listed  # "200 ml and 400 ml" for 400: two values, not an unreadable answer
+    return whole
+
+
+def _item_number(item: str, policy: MatchPolicy) -> ParsedNumber | None:
+    if policy.latex_gold and patterns.NUMBER_TIMES_VARIABLE.match(item):
+        return None
+    return read_number(item)
+
+
+def _items_equal(pred: str, gold: str, policy: MatchPolicy, cue: CueOf) -> bool | None:
+    """Whether two items are equal, when that is known without SymPy: the same text, the same time
+    or ratio, equal numbers; ``None`` when only SymPy can tell (``x = 5`` and ``5``)."""
+    if normalize_item(pred) == normalize_item(gold):
+        return True
+    colon = _compare_colon(pred, gold)
+    if colon is not None:
+        return colon.correct
+    p, g = _item_number(pred, policy), _item_number(gold, policy)
+    if p is not None and g is not None:
+        return _compare_numbers(p, g, policy, cue).correct
+    if p is None and g is None and not (patterns.MATH_MARKUP.search(pred) or patterns.MATH_MARKUP.search(gold)):
+        return normalize_answer(pred) == normalize_answer(gold)  # words: "Tom" and "Jerry"
+    return None
+
+
+def _listed(items: tuple[str, ...]) -> str:
+    return "; ".join(repr(item) for item in items)
+
+
+def _compare_items(
+    pred: tuple[str, ...], gold: tuple[str, ...], policy: MatchPolicy, cue: CueOf
+) -> tuple[Verdict, bool]:
+    """Compare two lists of answers as sets: every predicted item paired with a distinct gold item it
+    equals; the verdict, and whether every pair was read without SymPy. Numbers, texts and times are
+    compared here; the rest, with SymPy in one limited call, where a predicted item that does not
+    parse at all is dropped when another does (a failed LaTeX span must not hide a good one:
+    ``42, \\sum_{k=0}^n\\bigl(k\\bigr)`` answers 42)."""
+    known = tuple(tuple(_items_equal(p, g, policy, cue) for g in gold) for p in pred)
+    read = all(entry is not None for row in known for entry in row)
+    pairs = perfect_matching(len(pred), len(gold), lambda i, j: known[i][j] is True)
+    if pairs is not None:
+        detail = f"the {len(pred)} items match one to one, in any order: {_listed(pred)} and {_listed(gold)}"
+        return Verdict(True, GradeStatus.OK, MatchReason.ITEMS, None, None, detail, "latex"), read
+    if not read and policy.symbolic:
+        result = items_equivalent(pred, gold, known, time_limit=policy.time_limit)
+        if result.status is GradeStatus.TIMEOUT:
+            return Verdict(False, GradeStatus.TIMEOUT, MatchReason.TIMEOUT, None, None, result.detail, "latex"), read
+        if result.status is not GradeStatus.OK:
+            return Verdict(False, result.status, MatchReason.UNPARSEABLE, None, None, result.detail, "latex"), read
+        reason = MatchReason.ITEMS if result.equivalent else MatchReason.WRONG_VALUE
+        return Verdict(result.equivalent, GradeStatus.OK, reason, None, None, result.detail, "latex"), read
+    if len(pred) != len(gold):
+        detail = f"the prediction lists {len(pred)} values ({_listed(pred)}); the gold {len(gold)} ({_listed(gold)})"
+    else:
+        missing = [g for j, g in enumerate(gold) if not any(known[i][j] for i in range(len(pred)))]
+        said = f": nothing matches {_listed(tuple(missing))}" if missing else ""
+        detail = f"the items {_listed(pred)} do not match {_listed(gold)} one to one{said}"
+    return Verdict(False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, None, detail, "latex"), read
+
+
+# --------------------------------------------------------------------------- times, ratios, choices, spans
+def _colon_parts(text: str) -> tuple[int, ...] | None:
+    """The parts of a time or ratio (``12:00``: (12, 0)); ``None`` for anything else."""
+    if ":" not in text:
+        return None
+    body = patterns.MATH_DELIMITER.sub(" ", text.replace("\\colon", ":"))
+    match = patterns.COLON_NUMBER.match(body)
+    if match is None:
+        return None
+    return tuple(int(part) for part in match.group("parts").split(":"))
+
+
+def _compare_colon(pred: str, gold: str) -> Verdict | None:
+    """A time or a ratio (``12:00``, ``3:2``) compared part by part, never as a division; ``None``
+    when neither side is one."""
+    gold_parts, pred_parts = _colon_parts(gold), _colon_parts(pred)
+    if gold_parts is None and pred_parts is None:
+        return None
+    if gold_parts is not None and pred_parts is not None:
+        ok = gold_parts == pred_parts
+        detail = (
+            f"the times or ratios {pred.strip()!r} and {gold.strip()!r} {'agree' if ok else 'differ'} "
+            "part by part (a colon is not a division)"
+        )
+        return Verdict(
+            ok, GradeStatus.OK, MatchReason.EXACT if ok else MatchReason.WRONG_VALUE, None, None, detail, "text"
+        )
+    if gold_parts is not None:
+        detail = f"the gold {gold.strip()!r} is a time or ratio; the prediction {pred.strip()!r} is not one"
+    else:
+        detail = f"the prediction {pred.strip()!r} is a time or ratio; the gold {gold.strip()!r} is not one"
+    return Verdict(
+        False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, None, f"{detail} (a colon is not a division)", "text"
+    )
+
+
+def _compare_spans(pred: str, gold: str, pass_mark: float) -> Verdict:
+    """Text spans under DROP's official rules: credited on an exact match of the normalised spans,
+    or an F1 of at least ``pass_mark``."""
+    score = span_scores(pred, gold)
+    said = f"DROP exact match {int(score.exact)}, F1 {score.f1:.2f} (spans {list(score.pred_spans)} for {list(score.gold_spans)})"
+    if score.exact:
+        return Verdict(True, GradeStatus.OK, MatchReason.NORMALISED, None, None, said, "text")
+    if score.f1 >= round(pass_mark, 2):
+        return Verdict(
+            True, GradeStatus.OK, MatchReason.SPAN_F1, None, None, f"{said}: at least {pass_mark:.2f}", "text"
+        )
+    return Verdict(False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, None, f"{said}: below {pass_mark:.2f}", "text")
 
 
 def _compare_boolean(pred: str, gold_bool: bool) -> Verdict:
@@ -432,12 +583,14 @@ def _compare_boolean(pred: str, gold_bool: bool) -> Verdict:
 
 
 def _compare_choice(pred: str, gold_letter: str) -> Verdict:
-    match = patterns.CHOICE_LETTER.match(normalize_answer(pred))
-    if match is None:
-        detail = f"gold is choice {gold_letter.upper()}; {pred!r} is not a choice letter"
+    """A choice gold: the letter that stands as the answer in ``pred`` ("A. Because B is not valid"
+    is A; :func:`~workbench.grading.choice.choice_letter`) against the gold's."""
+    letter = choice_letter(pred)
+    if letter is None:
+        detail = f"gold is choice {gold_letter.upper()}; {pred!r} names no choice letter"
         return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, "text")
-    ok = match.group("letter").lower() == gold_letter.lower()
-    detail = f"gold choice {gold_letter.upper()}, predicted {match.group('letter').upper()}"
+    ok = letter == gold_letter.upper()
+    detail = f"gold choice {gold_letter.upper()}, predicted {letter}"
     return Verdict(
         ok, GradeStatus.OK, MatchReason.NORMALISED if ok else MatchReason.WRONG_VALUE, None, None, detail, "text"
     )

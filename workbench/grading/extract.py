@@ -25,11 +25,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from workbench.grading import patterns
+from workbench.grading.choice import choice_letter
 from workbench.grading.status import ExtractionRule, ExtractionStatus
 
 __all__ = [
     "Extraction",
     "ExtractionPolicy",
+    "Expectation",
     "extract_answer",
     "last_boxed",
     "clean_answer_text",
@@ -44,6 +46,13 @@ MAX_OUTPUT_CHARS = 1_500_000
 
 ExtractionPolicy = Literal["strict", "flex"]
 _POLICIES = ("strict", "flex")
+
+#: What kind of answer the gold asks for: ``any`` (a number or a formula), ``choice`` (a letter A-E:
+#: the letter that stands as the answer is read, :func:`~workbench.grading.choice.choice_letter`) or
+#: ``span`` (text spans, as reading-comprehension golds: flexible extraction reads a short last line
+#: whole before looking for a number).
+Expectation = Literal["any", "choice", "span"]
+_EXPECTATIONS = ("any", "choice", "span")
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,8 +200,11 @@ def _tidy(text: str) -> str:
         out = subject.group("answer").strip().rstrip(".").strip()
     if len(out) >= 2 and out[0] == out[-1] == '"':
         out = out[1:-1].strip()
-    if "$" in out:
+    if "$" in out or out.startswith(("\\[", "\\(")):  # display maths too: \[\frac{1}{3}.\]
         out = _formulas(out)
+    if len(out) <= _MAX_BARE_ANSWER_CHARS and patterns.NUMBERS_WITH_UNITS.match(out):
+        if len(patterns.TEXT_NUMBER.findall(out)) > 1:  # "200 ml and 400 ml": each amount is an item
+            return out.rstrip(".").strip()
     first = patterns.TEXT_NUMBER.match(out)
     if first is not None and first.end() < len(out) and out[first.end()] == " ":
         rest = out[first.end() :].strip()
@@ -250,21 +262,59 @@ def _marker_candidates(text: str) -> list[tuple[int, int, int, int, ExtractionRu
 #: walked back at most this far from each box, so extraction stays linear).
 _MAX_LISTED_BOXES = 12
 
+#: Most words (other than "and", "or") between two boxes read as one answer, and the verbs that make
+#: the text between them a statement of its own ("its magnitude is").
+_MAX_GAP_WORDS = 4
+_STATEMENT_WORDS = frozenset({"is", "are", "was", "were", "be", "equals", "gives", "so", "thus", "then", "therefore"})
 
-def _box_list(text: str, braced: list[tuple[int, int, int, int]], last: int) -> str | None:
+#: Longest text between two boxes read as one answer, once LaTeX spacing, math delimiters and text
+#: wrappers are gone (``\\boxed{(3, 3)} \\text{ for part (a) and } \\boxed{(1, 1)}``); Math-Verify's
+#: limit too (latex2sympy2_extended ``extract_boxed_content``).
+_MAX_BOX_GAP = 70
+
+
+def _boxes_listed(gap: str) -> bool:
+    """Whether two boxes with ``gap`` between them are parts of one answer: nothing but spacing, math
+    delimiters and punctuation between them (``\\boxed{1}, \\boxed{2}``, ``$\\boxed{-2}$ and
+    $\\boxed{1}$``), or a short text that joins them ("and", "or", a comma or a semicolon: ``\\quad
+    \\text{and} \\quad``, ``\\text{ for part (a) and }``), within one sentence."""
+    if len(gap) > 8 * _MAX_BOX_GAP:
+        return False
+    plain = patterns.LATEX_SPACING.sub(" ", gap)
+    if "\\" in plain:
+        plain = patterns.TEXT_WRAPPED.sub(lambda m: f" {m.group('body')} ", plain)
+    plain = patterns.MATH_DELIMITER.sub(" ", plain).strip()
+    if patterns.BOX_LIST_GAP.match(plain):
+        return True
+    if len(plain) > _MAX_BOX_GAP or "\n" in plain or patterns.SENTENCE_END.search(plain):
+        return False
+    if patterns.LIST_WORD.search(plain) is None:
+        return False
+    # a few words between the parts ("for part (a) and", "hours and"), not a statement about another
+    # quantity (", so the ordered pair $(m, b)$ is", ", and its magnitude is")
+    words = [word.casefold() for word in patterns.PLAIN_WORD.findall(plain)]
+    said = [word for word in words if word not in _CONNECTIVES]
+    return len(said) <= _MAX_GAP_WORDS and not _STATEMENT_WORDS.intersection(words)
+
+
+def _box_list(text: str, braced: list[tuple[int, int, int, int]], last: int) -> tuple[str, int] | None:
     """Several boxes given together as one answer, ``\\boxed{1}`` and ``\\boxed{4}``: their contents
-    joined with ", " (compared as a set, or a tuple when the gold is one); ``None`` for one box."""
+    joined with ", " (a box given twice counts once; each box is one item, a tuple in a box stays
+    whole) and the index of the first box; ``None`` for one box."""
     if last >= len(braced) or not text[braced[last][2] : braced[last][3]].strip():
         return None  # an empty box is no answer, alone or listed
     first = last
     while first > max(0, last - _MAX_LISTED_BOXES + 1) and braced[first - 1][1] <= braced[first][0]:
-        if not patterns.BOX_LIST_GAP.match(text[braced[first - 1][1] : braced[first][0]]):
+        if not _boxes_listed(text[braced[first - 1][1] : braced[first][0]]):
             break
         first -= 1
     if first == last:
         return None
     parts = [_tidy(text[b[2] : b[3]].strip()) for b in braced[first : last + 1]]
-    return ", ".join(parts) if all(parts) and not any(", " in p for p in parts) else None
+    if not all(parts):
+        return None
+    unique = list(dict.fromkeys(parts))
+    return ", ".join(unique), first
 
 
 def _strict(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRule] | None:
@@ -280,7 +330,7 @@ def _strict(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRul
         if rule is ExtractionRule.BOXED and answer_end == end - 1:
             boxes = _box_list(text, braced, bisect.bisect_left(starts, start))
             if boxes is not None:
-                return boxes, (braced[-len(boxes.split(", "))][0] + offset, end + offset), rule
+                return boxes[0], (braced[boxes[1]][0] + offset, end + offset), rule
         inner = bisect.bisect_left(starts, answer_end) - 1
         if inner >= 0 and starts[inner] >= answer_start and braced[inner][1] <= answer_end:
             cleaned = _tidy(text[braced[inner][2] : braced[inner][3]].strip())
@@ -298,13 +348,29 @@ _CONNECTIVES = frozenset({"and", "or"})
 _MAX_BARE_ANSWER_CHARS = 200
 
 
+def _shaped_answer(body: str) -> bool:
+    """Whether a one-line output is an answer of a shape the last-number rule would cut: a mixed
+    number with a percent sign or word (``4 4/9%``, ``4 4/9 percent``, ``1 000 4/9pct``), a time or
+    ratio (``12:00``, ``3:2``), or several amounts with units (``200 ml and 400 ml``)."""
+    percent = patterns.TRAILING_PERCENT.search(body)
+    if percent is not None and percent.start() > 0 and patterns.MIXED_NUMBER.match(body[: percent.start()]):
+        return True
+    if patterns.COLON_NUMBER.match(body):
+        return True
+    return bool(patterns.NUMBERS_WITH_UNITS.match(body)) and len(patterns.TEXT_NUMBER.findall(body)) > 1
+
+
 def _bare_answer(text: str) -> tuple[str, tuple[int, int], ExtractionRule] | None:
     """The whole output when it is an answer and nothing else: one line, no words but "and", "or"
     and function names (``\\frac{7}{3}``, ``\\sqrt{2}+1``, ``1 + sqrt(2)``, ``2 3/8``, ``x = 1 and
-    x = 4``, ``25 000``). Cutting such an answer to its last number reads ``3`` for ``\\frac{7}{3}``."""
+    x = 4``, ``25 000``), or a shape of :func:`_shaped_answer` (``4 4/9%``, ``12:00``, ``200 ml and
+    400 ml``). Cutting such an answer to its last number reads ``3`` for ``\\frac{7}{3}``."""
     body = text.strip()
     if not body or len(body) > _MAX_BARE_ANSWER_CHARS or "\n" in body:
         return None
+    if _shaped_answer(body):
+        start = text.index(body[0])
+        return clean_answer_text(body), (start, start + len(body)), ExtractionRule.LAST_FORMULA
     words = patterns.PLAIN_WORD.findall(body)
     if any(word.casefold() not in patterns.BARE_ANSWER_WORDS for word in words):
         return None
@@ -338,6 +404,22 @@ def _blank_code(text: str) -> str:
     )
 
 
+#: How far around the last number a time or ratio holding it is looked for (``12:00``, ``3:2:1``).
+_COLON_WINDOW = 40
+
+
+def _colon_group(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The time or ratio (``12:00``, ``3:2``) that holds the number at ``start:end`` of ``text``:
+    a colon right before or after the number, digits on its other side."""
+    if not (text[end : end + 1] == ":" or text[max(0, start - 1) : start] == ":"):
+        return None
+    window_start = max(0, start - _COLON_WINDOW)
+    for group in patterns.TEXT_COLON_NUMBER.finditer(text, window_start, min(len(text), end + _COLON_WINDOW)):
+        if group.start() <= start and group.end() >= end:
+            return group.span()
+    return None
+
+
 def _last_number_or_formula(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRule] | None:
     best: tuple[str, tuple[int, int], ExtractionRule] | None = None
     text = _blank_code(text)
@@ -345,6 +427,9 @@ def _last_number_or_formula(text: str, offset: int) -> tuple[str, tuple[int, int
     if numbers:
         m = numbers[-1]
         best = (m.group("number").replace(" ", ""), (m.start() + offset, m.end() + offset), ExtractionRule.LAST_NUMBER)
+        colon = _colon_group(text, *m.span("number"))
+        if colon is not None:  # "at 12:00": the time, not its minutes
+            best = (text[colon[0] : colon[1]], (colon[0] + offset, colon[1] + offset), ExtractionRule.LAST_NUMBER)
     formulas = list(patterns.INLINE_MATH.finditer(text))
     if formulas:
         m = formulas[-1]
@@ -354,7 +439,40 @@ def _last_number_or_formula(text: str, offset: int) -> tuple[str, tuple[int, int
     return best
 
 
-def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Extraction:
+#: Longest last line read whole as a text-span answer (characters).
+_MAX_SPAN_LINE = 200
+
+
+def _last_line(text: str) -> tuple[str, tuple[int, int], ExtractionRule] | None:
+    """The last non-empty line of ``text`` when it is short: a text-span answer ("Mike Tolbert")."""
+    stripped = text.rstrip()
+    start = stripped.rfind("\n") + 1
+    line = stripped[start:].strip()
+    if not line or len(line) > _MAX_SPAN_LINE:
+        return None
+    answer = _tidy(line)
+    if not answer:
+        return None
+    begin = start + stripped[start:].index(line[0])
+    return answer, (begin, begin + len(line)), ExtractionRule.LAST_LINE
+
+
+def _as_choice(
+    found: tuple[str, tuple[int, int], ExtractionRule] | None, text: str, policy: ExtractionPolicy
+) -> tuple[str, tuple[int, int], ExtractionRule] | None:
+    """What a choice gold is compared with: the letter of the marker's answer ("The answer is (C)"),
+    else, under ``flex``, the letter that stands as the answer in the whole output; a marker's answer
+    without a letter stays as it is (it is wrong, and says what was given)."""
+    if found is not None:
+        letter = choice_letter(found[0])
+        return (letter, found[1], found[2]) if letter is not None else found
+    if policy != "flex":
+        return None
+    letter = choice_letter(text)
+    return (letter, (0, len(text)), ExtractionRule.CHOICE_LETTER) if letter is not None else None
+
+
+def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex", expect: Expectation = "any") -> Extraction:
     """Find the final answer in a model's output.
 
     Parameters
@@ -364,6 +482,10 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Ex
     policy
         ``strict`` (explicit markers only) or ``flex`` (strict first, then the last number
         or formula).
+    expect
+        What the gold asks for (:data:`Expectation`): ``any``; ``choice`` reads the choice letter
+        that stands as the answer ("A. Because B is not valid" is A); ``span`` reads a short last
+        line whole under ``flex`` ("Mike Tolbert").
 
     Returns
     -------
@@ -387,9 +509,15 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Ex
     '42'
     >>> extract_answer("#### 18 " * 200_000).status.value  # 1.6 million characters: not read
     'too_long'
+    >>> extract_answer("A. Because B is not valid", expect="choice").answer
+    'A'
+    >>> extract_answer("He passed to\\nMike Tolbert", expect="span").answer
+    'Mike Tolbert'
     """
     if policy not in _POLICIES:
         raise ValueError(f"unknown extraction policy {policy!r}; use 'strict' or 'flex'")
+    if expect not in _EXPECTATIONS:
+        raise ValueError(f"unknown expectation {expect!r}; use one of {', '.join(_EXPECTATIONS)}")
     if text is None:
         return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.EMPTY, policy)
     if len(text) > MAX_OUTPUT_CHARS:
@@ -397,7 +525,7 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Ex
     if not text.strip():
         return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.EMPTY, policy)
     if patterns.ZERO_WIDTH.search(text):  # invisible characters split numbers: "1\u200b8" is 18
-        return _without_invisibles(text, policy)
+        return _without_invisibles(text, policy, expect)
     search, offset = text, 0
     blocks = list(patterns.SOLUTION_BLOCK.finditer(text)) if "<|begin_of_solution|>" in text else []
     if blocks:
@@ -408,7 +536,11 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Ex
         inside = _last_number_or_formula(search, offset)
         if inside is not None:  # the block itself is an explicit marker
             found = (inside[0], inside[1], ExtractionRule.SOLUTION_BLOCK)
-    if found is None and policy == "flex":
+    if expect == "choice":
+        found = _as_choice(found, text, policy)
+    elif found is None and policy == "flex" and expect == "span":
+        found = _last_line(text) or _last_number_or_formula(text, 0)
+    elif found is None and policy == "flex":
         found = _bare_answer(text) or _last_number_or_formula(text, 0)
     if found is None:
         return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.NOT_FOUND, policy)
@@ -416,10 +548,10 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex") -> Ex
     return Extraction(answer, span, rule, ExtractionStatus.FOUND, policy)
 
 
-def _without_invisibles(text: str, policy: ExtractionPolicy) -> Extraction:
+def _without_invisibles(text: str, policy: ExtractionPolicy, expect: Expectation) -> Extraction:
     """:func:`extract_answer` on ``text`` without its zero-width characters, the span mapped back."""
     kept = [i for i, char in enumerate(text) if not patterns.ZERO_WIDTH.match(char)]
-    found = extract_answer("".join(text[i] for i in kept), policy=policy)
+    found = extract_answer("".join(text[i] for i in kept), policy=policy, expect=expect)
     if found.span is None:
         return found
     start, end = found.span

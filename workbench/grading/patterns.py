@@ -65,6 +65,22 @@ __all__ = [
     "UNESCAPED_DOLLAR",
     "BOX_LIST_GAP",
     "DIGITS_APART",
+    "COLON_NUMBER",
+    "TEXT_COLON_NUMBER",
+    "PROGRAM_IDENTIFIER",
+    "CHOICE_AT_START",
+    "CHOICE_STANDING",
+    "NUMBERS_WITH_UNITS",
+    "LATEX_SPACING",
+    "NEGATIVE_SPACE",
+    "THIN_SPACED_COMMA",
+    "TEXT_WRAPPED",
+    "MATH_DELIMITER",
+    "LIST_WORD",
+    "SENTENCE_END",
+    "SPAN_SEPARATOR",
+    "PLUS_MINUS",
+    "THOUSANDS_COMMA",
     "FAST_TEXT",
     "FAST_NUMBER",
     "TEXT_NUMBER_AFTER",
@@ -173,9 +189,10 @@ BOXED_BARE = re.compile(r"\\boxed\s+(?P<answer>[^\s$]+)")
 SOLUTION_BLOCK = re.compile(r"<\|begin_of_solution\|>(?P<answer>.*?)(?:<\|end_of_solution\|>|$)", re.DOTALL)
 
 #: Any number in running text, for the flexible rule: ``-1,234.5``, ``$18``, ``.5``, ``3/4``,
-#: ``1e-05``; the minus may be a look-alike (``\u221212``).
+#: ``1e-05``; the minus may be a look-alike (``\u221212``). A digit right after ``^`` is an exponent
+#: (``15 cm^2``, ``2^3``), not a number of its own (issue 31).
 TEXT_NUMBER = re.compile(
-    rf"(?<![\w.])(?P<number>[-{MINUS_CHARS}]?(?:\$ ?)?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?"
+    rf"(?<![\w.^])(?P<number>[-{MINUS_CHARS}]?(?:\$ ?)?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?"
     rf"(?:[eE][-+]?\d+)?(?: ?/ ?\d+(?!\.\d))?%?|[-{MINUS_CHARS}]?\.\d+%?)"
 )
 
@@ -244,9 +261,10 @@ DECIMAL_COMMA_AMOUNT = re.compile(
     rf"\s*(?P<cur2>{CURRENCY})?\s*(?P<pct>%|percent|pct)?$"
 )
 
-#: A percent sign after a fraction or LaTeX number (``\frac{3}{4}%`` once ``\%`` is unescaped,
-#: ``3/4 percent``, ``3/4 pct``): it counts as a sign, as after a plain number.
-TRAILING_PERCENT = re.compile(r"\s*(?:%|percent|pct)\.?$")
+#: A percent sign after a fraction, a mixed number or LaTeX number (``\frac{3}{4}%`` once ``\%`` is
+#: unescaped, ``3/4 percent``, ``4 4/9pct``, ``4 4/9 percentage``): it counts as a sign, as after a
+#: plain number.
+TRAILING_PERCENT = re.compile(r"\s*(?:%|percent(?:age)?|pct)\.?$")
 
 #: A cue that states the unit of the amounts asked about: "(in millions)", "in thousands",
 #: "in $ billions", "in millions of dollars", "$ in millions".
@@ -306,8 +324,8 @@ PLAIN_SQRT = re.compile(r"(?<![\\A-Za-z])sqrt\(")
 #: A number with spaces between groups of three digits: ``25 000``, ``1 234 567.5``.
 SPACED_THOUSANDS = re.compile(r"^[-+]?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
 
-#: A mixed number in plain text: ``2 3/8``, ``-2 3/8``.
-MIXED_NUMBER = re.compile(r"^(?P<sign>[-+])?(?P<whole>\d+) +(?P<top>\d+)/(?P<bottom>\d+)$")
+#: A mixed number in plain text: ``2 3/8``, ``-2 3/8``, ``1 000 4/9`` (a whole part with spaced thousands).
+MIXED_NUMBER = re.compile(r"^(?P<sign>[-+])?(?P<whole>\d{1,3}(?: \d{3})+|\d+) +(?P<top>\d+)/(?P<bottom>\d+)$")
 
 #: A ``$`` that is a math delimiter, not the escaped dollar sign ``\$``.
 UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
@@ -317,6 +335,71 @@ BOX_LIST_GAP = re.compile(r"^[\s$,]*(?:(?:and|or)[\s$,]*)?(?:[A-Za-z]\s*=\s*)?$"
 
 #: Two numbers side by side with only spaces between them (``9 0``, ``3.5 0``).
 DIGITS_APART = re.compile(r"\d\s+[-+]?\.?\d")
+
+# --------------------------------------------------------------------------- answer shapes (issue 31)
+#: A time or a ratio written with colons: ``12:00``, ``3:2``, ``1 : 2 : 3``, ``09:05:30``. Its parts
+#: are compared one by one; the colon is never a division.
+COLON_NUMBER = re.compile(r"^\s*(?P<parts>\d+(?:\s*:\s*\d+)+)\s*$")
+
+#: A time or ratio in running text, no spaces inside: ``12:00``, ``3:2``, ``09:05:30`` (what the last
+#: number of "the meeting is at 12:00" belongs to).
+TEXT_COLON_NUMBER = re.compile(r"(?<![\w.:])\d+(?::\d+)+(?![\w:]|\.\d)")
+
+#: A program's variable name, perhaps after ``return``: ``return Jerry_cherries``, ``total_cost``,
+#: ``n_apples2``. Whether it is a name or a subscripted variable (``x_1``, ``a_b``) is decided by
+#: :func:`workbench.grading.symbolic.program_identifier` (a part of two letters or more).
+PROGRAM_IDENTIFIER = re.compile(r"^\s*(?:return\s+)?(?P<name>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\s*;?\s*$")
+
+#: A choice letter that opens an answer: ``A. Because B is not valid``, ``(C) since``, ``B) 12``,
+#: ``D:``. Upper case only: a lone ``a`` opening a sentence is an article.
+CHOICE_AT_START = re.compile(r"^\s*(?:\*\*)?(?:\((?P<paren>[A-E])\)|(?P<letter>[A-E])(?:[.:)]|\*\*|$))(?:\s|$)")
+
+#: A choice letter standing alone in a text: ``Because B is valid``, ``so (C)``, ``\text{(E)}``.
+#: An ``A`` followed by a lower-case word is the article ("A train leaves"), not a choice
+#: (:func:`workbench.grading.compare.choice_letter` checks that).
+CHOICE_STANDING = re.compile(r"(?<![\w\\])\(?(?P<letter>[A-E])\)?(?![\w])")
+
+#: Numbers with their units, one or several, as a whole answer: ``15 cm^2``, ``864 inches^2``,
+#: ``200 ml and 400 ml``, ``3 kg, 5 kg``. Each unit is at most three words of letters (``/``, ``.``
+#: and a ``^2``/``^3`` inside).
+_UNIT = r"[A-Za-z][A-Za-z./]*(?:\^\{?[23]\}?)?(?: [A-Za-z][A-Za-z./]*(?:\^\{?[23]\}?)?){0,2}"
+_AMOUNT = rf"[-+]?\$?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)? ?{_UNIT}"
+NUMBERS_WITH_UNITS = re.compile(rf"^\s*{_AMOUNT}(?:\s*(?:,\s*(?:and\s+)?|\s(?:and|or)\s)\s*{_AMOUNT})*\s*\.?\s*$")
+
+#: LaTeX spacing commands (``\quad``, ``\qquad``, ``\,``, ``\;``, ``\:``, ``\ ``, ``~``): space between
+#: items, nothing else. ``\quad`` may be glued to what follows (``\quadx_{2}``).
+LATEX_SPACING = re.compile(r"\\q?quad|\\[,;: ]|~")
+
+#: A comma followed by a thin space, ``\\!`` or ``\\,``, and any spaces: one thousands separator in a
+#: LaTeX number (``11,\\! 111,\\! 100``).
+THIN_SPACED_COMMA = re.compile(r",\s*\\[!,]\s*")
+
+#: A negative thin space, ``\!``: nothing at all (``10,\!080`` is ``10,080``).
+NEGATIVE_SPACE = re.compile(r"\\!")
+
+#: A text wrapper (``\text{ and }``, ``\mbox{for part (a)}``, ``\textrm{or}``), its content in ``body``
+#: (no braces inside).
+TEXT_WRAPPED = re.compile(r"\\(?:text|textrm|textnormal|textbf|textit|mbox|mathrm)\s*\{(?P<body>[^{}]*)\}")
+
+#: A math delimiter: ``$``, ``$$``, ``\(``, ``\)``, ``\[``, ``\]`` (not the escaped dollar ``\$``).
+MATH_DELIMITER = re.compile(r"(?<!\\)\${1,2}|\\[()\[\]]")
+
+#: A word that joins items of a list ("1 and -2", "x = 1 or x = 4"), or a separator in it.
+LIST_WORD = re.compile(r"\b(?:and|or)\b|[,;]", re.IGNORECASE)
+
+#: What separates the spans of a text answer (:func:`workbench.grading.spans.split_spans`): a comma or
+#: semicolon and a space, or the word "and" ("Tom Brady and Peyton Manning").
+SPAN_SEPARATOR = re.compile(r"\s*[,;]\s+|\s+and\s+", re.IGNORECASE)
+
+#: The end of a sentence: a full stop, question or exclamation mark before a space or the end.
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+#: A plus-or-minus sign: ``\pm``, ``\mp``, ``±``, ``∓``.
+PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|\\mp(?![A-Za-z])|[\u00b1\u2213]")
+
+#: A comma that separates thousands (``1,000``, ``12,000,023``; not ``-2,1`` or ``1, 000``): after a
+#: digit, before exactly three digits.
+THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 # --------------------------------------------------------------------------- fast path (issue 21)
 # Pattern *strings* for polars (Rust's regex engine: no lookaround, no backreferences), used by
@@ -340,12 +423,12 @@ _FAST_DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 FAST_NUMBER = rf"^(?P<neg>-)?(?P<cur>\$)?(?P<num>{_FAST_DIGITS})(?P<pct>%)?$"
 
 #: :data:`TEXT_NUMBER` without its lookbehind and lookahead, for polars: the character before the
-#: number (not a word character or ``.``) is matched instead of looked at, so the text is read with
+#: number (not a word character, ``.`` or ``^``) is matched instead of looked at, so the text is read with
 #: one space in front. This reads what :data:`TEXT_NUMBER` reads except after a number that ends in
 #: ``%`` (its character was taken) and where its lookahead (``3/4.5``) would apply: the fast path
 #: sends texts with either (:data:`FAST_NUMBER_UNSAFE`) to the cascade.
 TEXT_NUMBER_AFTER = (
-    rf"[^\w.](?P<number>[-{MINUS_CHARS}]?(?:\$ ?)?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?"
+    rf"[^\w.^](?P<number>[-{MINUS_CHARS}]?(?:\$ ?)?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?"
     rf"(?:[eE][-+]?\d+)?(?: ?/ ?\d+)?%?|[-{MINUS_CHARS}]?\.\d+%?)"
 )
 

@@ -37,9 +37,10 @@ from workbench.grading.compare import (
     answers_match,
     no_answer_verdict,
 )
-from workbench.grading.extract import Extraction, ExtractionPolicy, extract_answer, without_sign_off
+from workbench.grading.extract import Expectation, Extraction, ExtractionPolicy, extract_answer, without_sign_off
 from workbench.grading.mathverify import math_verify_match
 from workbench.grading.normalize import is_no_answer, normalize_answer
+from workbench.grading.spans import DROP_PASS_F1
 from workbench.grading.status import GradeStatus, MatchReason
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "DEFAULT_GRADING_POLICY",
     "get_policy",
     "for_benchmark",
+    "READING_COMPREHENSION",
     "select_answer",
     "grade_answer",
     "exact_string_match",
@@ -115,11 +117,18 @@ DEFAULT_GRADING_POLICY = POLICIES["symbolic"]
 #: Benchmarks whose answers are not in percent units by default (a x100 reading needs a cue).
 _NO_PERCENT_UNITS = frozenset({"gsm8k", "math"})
 
+#: Reading-comprehension benchmarks, whose answers are text spans graded by DROP's official rules.
+READING_COMPREHENSION = frozenset({"drop"})
+
 
 def for_benchmark(policy: GradingPolicy, benchmark: str) -> GradingPolicy:
     """The policy as it applies to a benchmark: on GSM8K and MATH a number without a ``%``
     sign is never read x100 ("4200" for 42 is wrong; the gold is in the unit asked); on MATH
-    the gold is LaTeX (``latex_gold``: ``2k`` is a product, a tuple goes to SymPy).
+    the gold is LaTeX (``latex_gold``: ``2k`` is a product, a tuple goes to SymPy); on a
+    reading-comprehension benchmark (DROP) the cascade's answers are text spans, scored by DROP's
+    official rules and credited on an exact match or an F1 of at least
+    :data:`~workbench.grading.spans.DROP_PASS_F1` (``span_f1``); the baselines and Math-Verify keep
+    their own rules.
 
     Examples
     --------
@@ -129,7 +138,13 @@ def for_benchmark(policy: GradingPolicy, benchmark: str) -> GradingPolicy:
     True
     >>> for_benchmark(POLICIES["symbolic"], "convfinqa") is POLICIES["symbolic"]
     True
+    >>> round(for_benchmark(POLICIES["flex"], "drop").numbers.span_f1, 2)
+    0.67
     """
+    if benchmark in READING_COMPREHENSION:
+        if policy.matcher != "cascade" or policy.numbers.span_f1 is not None:
+            return policy
+        return replace(policy, numbers=replace(policy.numbers, span_f1=DROP_PASS_F1))
     if benchmark not in _NO_PERCENT_UNITS:
         return policy
     latex = benchmark == "math"
@@ -185,13 +200,16 @@ def _given(text: str | None) -> bool:
 
 
 def _extract(
-    text: str | None, source: ExtractionPolicy, extractions: dict[tuple[str | None, str], Extraction] | None
+    text: str | None,
+    source: ExtractionPolicy,
+    extractions: dict[tuple[str | None, str], Extraction] | None,
+    expect: Expectation = "any",
 ) -> Extraction:
     if extractions is None:
-        return extract_answer(text, policy=source)
-    key = (text, source)
+        return extract_answer(text, policy=source, expect=expect)
+    key = (text, source if expect == "any" else f"{source}/{expect}")
     if key not in extractions:
-        extractions[key] = extract_answer(text, policy=source)
+        extractions[key] = extract_answer(text, policy=source, expect=expect)
     return extractions[key]
 
 
@@ -203,11 +221,13 @@ def select_answer(
     upstream_answer: str | None = None,
     raw_output: str | None = None,
     extractions: dict[tuple[str | None, str], Extraction] | None = None,
+    expect: Expectation = "any",
 ) -> tuple[str | None, str, Extraction | None]:
     """Choose the answer a policy compares: ``(answer, source, extraction)``.
 
     ``extractions``, when given, keeps each extraction made for a text and policy, so that the
-    policies of one turn read a long output once.
+    policies of one turn read a long output once. ``expect`` says what the gold asks for (a choice
+    letter, text spans: :data:`~workbench.grading.extract.Expectation`), which extraction reads.
 
     Examples
     --------
@@ -228,7 +248,7 @@ def select_answer(
         if _given(predicted_answer):
             return predicted_answer, "answer", None
         text = raw_output if raw_output and raw_output.strip() else predicted_answer
-        extraction = _extract(text, policy.source, extractions)
+        extraction = _extract(text, policy.source, extractions, expect)
         return extraction.answer, policy.source, extraction
     if _given(predicted_answer):
         return predicted_answer, "answer", None
@@ -241,7 +261,7 @@ def select_answer(
     if predicted_answer is not None and predicted_answer.strip():
         return predicted_answer, "answer", None  # declared "no answer"
     if raw_output and raw_output.strip():
-        extraction = _extract(raw_output, "flex", extractions)
+        extraction = _extract(raw_output, "flex", extractions, expect)
         return extraction.answer, "flex", extraction
     return predicted_answer, "none", None
 

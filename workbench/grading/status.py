@@ -33,6 +33,8 @@ class MatchReason(StrEnum):
     REPORTED_PRECISION = "reported_precision"
     PERCENT_READING = "percent_reading"
     SYMBOLIC = "symbolic"
+    ITEMS = "items"  # several answers matched one to one, in any order (issue 31)
+    SPAN_F1 = "span_f1"  # text spans whose DROP F1 reaches the pass mark (issue 31)
     # mismatches
     SIGN_FLIP = "sign_flip"
     SCALE = "scale"
@@ -83,6 +85,8 @@ class ExtractionRule(StrEnum):
     ANSWER_LINE = "answer_line"
     LAST_NUMBER = "last_number"
     LAST_FORMULA = "last_formula"
+    CHOICE_LETTER = "choice_letter"  # the letter that stands as the answer (a choice gold, issue 31)
+    LAST_LINE = "last_line"  # a short last line read whole (a text-span gold, issue 31)
     NONE = "none"
 
 

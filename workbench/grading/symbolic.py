@@ -46,11 +46,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.grading import patterns
+from workbench.grading.items import expand_plus_minus, normalize_item, perfect_matching
 from workbench.grading.limits import DEFAULT_TIME_LIMIT, LimitStatus, call_with_limit
 from workbench.grading.normalize import parse_number
 from workbench.grading.status import GradeStatus
 
-__all__ = ["SymbolicVerdict", "latex_equivalent", "latex_number", "collection_size", "preview", "MAX_SYMBOLIC_CHARS"]
+__all__ = [
+    "SymbolicVerdict",
+    "latex_equivalent",
+    "items_equivalent",
+    "latex_number",
+    "collection_size",
+    "program_identifier",
+    "preview",
+    "MAX_SYMBOLIC_CHARS",
+]
 
 #: Longest input (per side, in characters) handed to SymPy; longer ones are refused at once with
 #: status ``timeout``, because parsing them could not finish within any reasonable limit.
@@ -123,11 +133,13 @@ def preview(text: str) -> str:
 
 
 def _strip_delimiters(text: str) -> str:
-    """Remove one pair of math delimiters around the whole text: ``$...$``, ``\\(...\\)``, ``\\[...\\]``."""
+    """Remove one pair of math delimiters around the whole text: ``$...$``, ``\\(...\\)``, ``\\[...\\]``,
+    and a full stop that ends the mathematics inside them (``\\[\\frac{1}{3}.\\]``)."""
     s = text.strip()
     for left, right in _MATH_DELIMITERS:
         if len(s) >= len(left) + len(right) and s.startswith(left) and s.endswith(right):
-            return s[len(left) : len(s) - len(right)].strip()
+            inner = s[len(left) : len(s) - len(right)].strip()
+            return inner[:-1].rstrip() if inner.endswith(".") and not inner.endswith("..") else inner
     return s
 
 
@@ -216,6 +228,30 @@ def _as_word(text: str) -> str | None:
     if s and all(char.isalpha() or char == " " for char in s) and any(len(word) >= 2 for word in s.split()):
         return " ".join(s.lower().split())
     return None
+
+
+def program_identifier(text: str) -> str | None:
+    """The variable name an answer is, when it is a program's name rather than a value: ``return
+    Jerry_cherries``, ``total_cost``, ``n_apples2`` (snake case with a part of two letters or more);
+    ``None`` for anything else, a subscripted variable ``x_1`` or ``a_b`` included. SymPy would read
+    ``Jerry_cherries`` as a product of letters, its ``e`` as Euler's number.
+
+    Examples
+    --------
+    >>> program_identifier("return Jerry_cherries"), program_identifier("total_cost;")
+    ('Jerry_cherries', 'total_cost')
+    >>> program_identifier("x_1") is None, program_identifier("a_{37}") is None
+    (True, True)
+    """
+    match = patterns.PROGRAM_IDENTIFIER.match(text)
+    if match is None:
+        return None
+    name = match.group("name")
+    if sum(char.isalpha() for char in name.split("_")[0]) < 2 and not any(
+        sum(char.isalpha() for char in part) >= 2 for part in name.split("_")[1:]
+    ):
+        return None
+    return name
 
 
 def _kind(expr: Any) -> str:
@@ -449,6 +485,15 @@ def latex_equivalent(pred: str, gold: str, *, time_limit: float | None = None) -
                 None,
             )
 
+    name = program_identifier(pred)
+    if name is not None and program_identifier(gold) is None:  # decided without SymPy
+        return SymbolicVerdict(
+            GradeStatus.UNPARSEABLE,
+            False,
+            f"the prediction {preview(pred)} is the name of a program's variable ({name}), not a value",
+            None,
+            None,
+        )
     gold_word, pred_word = _as_word(gold), _as_word(pred)
     if gold_word is not None:
         if pred_word == gold_word:
@@ -474,6 +519,149 @@ def latex_equivalent(pred: str, gold: str, *, time_limit: float | None = None) -
         return SymbolicVerdict(
             GradeStatus.TIMEOUT, False, f"{result.message} parsing and comparing {compared}", None, None
         )
+    return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, f"SymPy failed on {compared}: {result.message}", None, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# items_equivalent: several answers given together, matched one to one (issue 31)
+# ---------------------------------------------------------------------------------------------
+
+#: Whether two items are equal, as far as the caller knows without SymPy (``None``: ask SymPy), by
+#: predicted item (rows) and gold item (columns).
+Known = tuple[tuple[bool | None, ...], ...]
+
+
+def _parse_item(text: str) -> Any | None:
+    """One item parsed by math-verify, or ``None`` when it does not parse. An item holding LaTeX is
+    read as LaTeX only: a LaTeX span that fails must not give a number embedded in it (math-verify's
+    expression reading finds the ``0`` of ``\\sum_{k=0}^n\\bigl(k\\bigr)``)."""
+    from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse
+
+    body = _plain_roots(" ".join(_strip_delimiters(text).split()))
+    config: list[Any] = [LatexExtractionConfig()]
+    if "\\" not in body:
+        config.append(ExprExtractionConfig())
+    try:
+        found = parse(
+            f"${body}$",
+            extraction_config=config,
+            fallback_mode="no_fallback",
+            extraction_mode="any_match",
+            parsing_timeout=None,
+            raise_on_error=True,
+        )
+    except Exception:  # the item does not parse: the caller says so in its verdict
+        return None
+    return found[0] if found else None
+
+
+def _expanded(items: tuple[str, ...]) -> list[tuple[int, str, bool]]:
+    """``(index, text, expanded)`` of each item, an item with one ``\\pm`` as its two values."""
+    out: list[tuple[int, str, bool]] = []
+    for index, item in enumerate(items):
+        values = expand_plus_minus(item)
+        out.extend((index, value, len(values) > 1) for value in values)
+    return out
+
+
+def _compare_item_lists(pred: tuple[str, ...], gold: tuple[str, ...], known: Known) -> SymbolicVerdict:
+    """Match predicted items with gold items one to one (SymPy for the pairs ``known`` leaves open);
+    runs inside a limits worker."""
+    from math_verify import verify
+
+    pred_x, gold_x = _expanded(pred), _expanded(gold)
+    parsed: dict[str, Any] = {}
+
+    def parse_once(text: str) -> Any | None:
+        if text not in parsed:
+            parsed[text] = _parse_item(text)
+        return parsed[text]
+
+    def told(a: tuple[int, str, bool], b: tuple[int, str, bool]) -> bool | None:
+        return None if a[2] or b[2] else known[a[0]][b[0]]
+
+    # a predicted LaTeX item that does not parse, and equals nothing known, is a failed span: dropped
+    # when another item is left (Math-Verify's tests/test_failed_latex_span.py)
+    failed = [a for a in pred_x if "\\" in a[1] and not any(told(a, b) for b in gold_x) and parse_once(a[1]) is None]
+    kept = [a for a in pred_x if a not in failed] if len(failed) < len(pred_x) else pred_x
+    if not kept or all(parse_once(a[1]) is None and not any(told(a, b) for b in gold_x) for a in kept):
+        return SymbolicVerdict(
+            GradeStatus.UNPARSEABLE,
+            False,
+            f"no item of the prediction parses: {'; '.join(map(preview, pred))}",
+            None,
+            None,
+        )
+
+    def equal(i: int, j: int) -> bool:
+        a, b = kept[i], gold_x[j]
+        said = told(a, b)
+        if said is not None:
+            return said
+        pa, gb = parse_once(a[1]), parse_once(b[1])
+        if pa is None or gb is None:
+            return normalize_item(a[1]) == normalize_item(b[1])
+        try:
+            return bool(
+                verify(
+                    gb,
+                    pa,
+                    float_rounding=_FLOAT_ROUNDING,
+                    numeric_precision=_NUMERIC_PRECISION,
+                    timeout_seconds=None,
+                    raise_on_error=True,
+                )
+            )
+        except Exception:  # SymPy cannot compare the pair: not equal, said in the detail below
+            return False
+
+    pairs = perfect_matching(len(kept), len(gold_x), equal)
+    dropped = (
+        f"; the prediction's {', '.join(preview(a[1]) for a in failed)} does not parse and is left out"
+        if failed and kept is not pred_x
+        else ""
+    )
+    shown_pred = "; ".join(preview(a[1]) for a in kept)
+    shown_gold = "; ".join(preview(b[1]) for b in gold_x)
+    if pairs is not None:
+        detail = f"the items {shown_pred} match the gold's {shown_gold} one to one, in any order (SymPy){dropped}"
+        return SymbolicVerdict(GradeStatus.OK, True, detail, shown_pred, shown_gold)
+    if len(kept) != len(gold_x):
+        detail = (
+            f"the prediction lists {len(kept)} values ({shown_pred}); the gold {len(gold_x)} ({shown_gold}){dropped}"
+        )
+    else:
+        detail = f"the items {shown_pred} do not match the gold's {shown_gold} one to one (SymPy){dropped}"
+    return SymbolicVerdict(GradeStatus.OK, False, detail, shown_pred, shown_gold)
+
+
+def items_equivalent(
+    pred: tuple[str, ...], gold: tuple[str, ...], known: Known, *, time_limit: float | None = None
+) -> SymbolicVerdict:
+    """Tell whether two lists of answers match one to one, in any order, under a time limit: each
+    predicted item equals a distinct gold item (``known`` says which pairs the caller has decided;
+    SymPy decides the rest, in one :func:`~workbench.grading.limits.call_with_limit` call). An item
+    with one ``\\pm`` stands for its two values; a predicted LaTeX item that does not parse is left out
+    when another parses (a failed span must not hide a good one).
+
+    Examples
+    --------
+    >>> items_equivalent(("42", "\\\\sum_{k=0}^n\\\\bigl(k\\\\bigr)"), ("42",), ((True,), (None,))).equivalent
+    True
+    >>> items_equivalent(("x = \\\\frac{1}{2}", "x = 1 \\\\pm \\\\sqrt{2}"), ("1+\\\\sqrt{2}", "1/2", "1-\\\\sqrt{2}"),
+    ...                  ((None, None, None), (None, None, None))).equivalent
+    True
+    """
+    limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+    if sum(map(len, pred)) + sum(map(len, gold)) > MAX_SYMBOLIC_CHARS:
+        detail = f"the items hold more than the {MAX_SYMBOLIC_CHARS:,}-character budget for SymPy; not parsed"
+        return SymbolicVerdict(GradeStatus.TIMEOUT, False, detail, None, None)
+    result = call_with_limit(_compare_item_lists, pred, gold, known, time_limit=limit)
+    if result.status is LimitStatus.OK and result.value is not None:
+        return result.value
+    compared = f"the items {'; '.join(map(preview, pred))} with {'; '.join(map(preview, gold))}"
+    if result.status is LimitStatus.TIMEOUT:
+        return SymbolicVerdict(GradeStatus.TIMEOUT, False, f"{result.message} comparing {compared}", None, None)
     return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, f"SymPy failed on {compared}: {result.message}", None, None)
 
 
@@ -553,6 +741,8 @@ def strip_number_decorations(text: str) -> str | None:
     wrapped = _unwrap(s, ("\\boxed{", *_TEXT_WRAPPERS))
     s = (wrapped if wrapped is not None else s).strip()
     s = s.replace("\\left", "").replace("\\right", "").replace("{,}", ",").replace("\\%", "%").replace("\\$", "$")
+    if "\\" in s:  # "11,\\! 111": a thousands separator with a thin space after it, and what follows
+        s = patterns.THIN_SPACED_COMMA.sub(",", s)
     for space in _THIN_SPACES:
         s = s.replace(space, "")
     for space in _LATEX_SPACES:
@@ -574,8 +764,8 @@ def strip_number_decorations(text: str) -> str | None:
         return s.replace(" ", "")
     parts = s.split()
     for left, right in zip(parts, parts[1:], strict=False):
-        if left[-1].isdigit() and right[0].isdigit():
-            return None
+        if (left[-1].isdigit() or left[-1] == ",") and right[0].isdigit():
+            return None  # "9 0" is two numbers, and so is "400, 200" (a list, not 400,200)
     return "".join(parts)
 
 
@@ -584,7 +774,8 @@ def _mixed_number(text: str) -> float | None:
     s = patterns.UNICODE_MINUS.sub("-", _strip_delimiters(text)).strip()
     match = patterns.MIXED_NUMBER.match(s)
     if match is not None:
-        whole, top, bottom = int(match.group("whole")), int(match.group("top")), int(match.group("bottom"))
+        whole = int(match.group("whole").replace(" ", ""))
+        top, bottom = int(match.group("top")), int(match.group("bottom"))
         if bottom == 0:
             return None
         value = whole + top / bottom

@@ -6,9 +6,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.grading.choice import choice_gold
 from workbench.grading.compare import AnswerKind, MatchPolicy, Verdict
 from workbench.grading.equivalence import ProgramMatch, compare_programs
-from workbench.grading.extract import MAX_OUTPUT_CHARS, Extraction
+from workbench.grading.extract import MAX_OUTPUT_CHARS, Expectation, Extraction
 from workbench.grading.mathverify import math_verify_prefetch
 from workbench.grading.normalize import is_no_answer
 from workbench.grading.policies import (
@@ -21,7 +22,7 @@ from workbench.grading.policies import (
 from workbench.grading.program import ProgramResult, TableRows, execute_program
 from workbench.grading.status import ExtractionStatus, GradeStatus, MatchReason
 
-__all__ = ["TurnGrade", "grade_program", "grade_turn", "prefetch_turns"]
+__all__ = ["TurnGrade", "grade_program", "grade_turn", "prefetch_turns", "expectation"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,7 @@ def _grade_under(
         upstream_answer=upstream_answer,
         raw_output=raw_output,
         extractions=extractions,
+        expect=expectation(policy, gold, kind),
     )
     if source == "none" and program is not None and not program.ok:
         verdict = Verdict(
@@ -122,6 +124,25 @@ def _grade_under(
     if shared is None:
         shared = verdicts[key] = grade_answer(policy, answer, gold, question=question, unit=unit, kind=kind)
     return PolicyGrade(policy.name, shared, answer, source, extraction)
+
+
+def expectation(policy: GradingPolicy, gold: str | None, kind: AnswerKind = "auto") -> Expectation:
+    """What a gold asks extraction for under ``policy``: ``span`` under the reading-comprehension
+    rules (``MatchPolicy.span_f1``), ``choice`` for a choice letter (``C``, ``\\text{(C)}``), else ``any``.
+
+    Examples
+    --------
+    >>> from workbench.grading.policies import POLICIES, for_benchmark
+    >>> expectation(POLICIES["flex"], "C"), expectation(POLICIES["flex"], "18")
+    ('choice', 'any')
+    >>> expectation(for_benchmark(POLICIES["flex"], "drop"), "Tolbert")
+    'span'
+    """
+    if policy.numbers.span_f1 is not None:
+        return "span"
+    if kind != "number" and choice_gold(gold, latex=kind == "latex" or policy.numbers.latex_gold) is not None:
+        return "choice"
+    return "any"
 
 
 def grade_turn(

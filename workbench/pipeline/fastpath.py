@@ -251,13 +251,9 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
     frame = _on(frame, pl.col("_no_marker") & has_code, {"_blanked": blanked}, {"_blanked": text})
     frame = frame.with_columns(pl.when("_no_marker").then(pl.coalesce("_blanked", raw)).alias("_scan"))
     frame = _on(frame, pl.col("_no_marker"), {"_plain": plain}, {"_plain": flag})
-    last = (
-        (pl.lit(" ") + scan)
-        .str.extract_all(patterns.TEXT_NUMBER_AFTER)
-        .list.last()
-        .str.slice(1)
-        .str.replace_all(" ", "", literal=True)
-    )
+    # the last number, with the character in front of it
+    matched = (pl.lit(" ") + scan).str.extract_all(patterns.TEXT_NUMBER_AFTER).list.last()
+    last = matched.str.slice(1).str.replace_all(" ", "", literal=True)
     # the last number is the answer unless an inline formula ($...$) ends after it: how much text
     # follows the last match of each (its end, counted from the end; NUL and SOH are not in the text)
     formula = "(?s)" + patterns.INLINE_MATH.pattern
@@ -271,8 +267,10 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
             "_number_wins": after_number.list.last().str.len_chars() <= after_formula.list.last().str.len_chars(),
             "_formulas": after_formula.list.len() > 1,
             "_maybe_apart": scan.str.contains(patterns.FAST_NUMBER_UNSAFE),
+            # a colon glued to the last number: it may be a time or ratio ("at 12:00", extract._colon_group)
+            "_colon": matched.str.starts_with(":") | after_number.list.last().str.starts_with(":"),
         },
-        {"_last": text, "_number_wins": flag, "_formulas": flag, "_maybe_apart": flag},
+        {"_last": text, "_number_wins": flag, "_formulas": flag, "_maybe_apart": flag, "_colon": flag},
     )
     # where the two patterns may read apart somewhere, whether they may at the last number
     frame = _on(
@@ -284,7 +282,8 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
     found, cleaned, last = pl.col("_found"), pl.col("_cleaned"), pl.col("_last")
     none = pl.lit(ExtractionRule.NONE.value)
     plain_last = pl.col("_plain").fill_null(False) & (
-        (last.is_null() & ~pl.col("_formulas")) | (last.str.contains(patterns.FAST_NUMBER) & pl.col("_number_wins"))
+        (last.is_null() & ~pl.col("_formulas"))
+        | (last.str.contains(patterns.FAST_NUMBER) & pl.col("_number_wins") & ~pl.col("_colon").fill_null(False))
     )
     return frame.select(
         "_row",

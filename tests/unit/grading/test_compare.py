@@ -159,6 +159,18 @@ CASES = [
     # symbolic: LaTeX that is not a plain number goes to SymPy
     ("2\\sqrt{2}", "\\sqrt{8}", DEFAULT_POLICY, True, "ok", "symbolic"),
     ("7(x-3)(x+3)", "7x^2-63", DEFAULT_POLICY, True, "ok", "symbolic"),
+    # several answers matched one to one, in any order (issue 31; Math-Verify tests/test_numina_cases.py)
+    ("200 ml and 400 ml", "400, 200", DEFAULT_POLICY, True, "ok", "items"),
+    (
+        r"x = \frac{1}{2}, x = \frac{-1 \pm \sqrt{13}}{4}",
+        r"x = \frac{1}{2}, x = \frac{-1 \pm \sqrt{13}}{4}",
+        DEFAULT_POLICY,
+        True,
+        "ok",
+        "items",
+    ),
+    # text spans under DROP's rules (issue 31): F1 0.67 reaches the reading-comprehension pass mark
+    ("Mike Tolbert", "Tolbert", MatchPolicy(span_f1=2 / 3), True, "ok", "span_f1"),
     # timeout: a power tower that SymPy cannot finish within the policy's limit
     ("10^{10^{10^{10}}}", "x + 1", MatchPolicy(time_limit=0.5), False, "timeout", "timeout"),
     # no answer (N/A forms seen in model outputs)

@@ -125,8 +125,25 @@ def test_each_rule_on_real_outputs(
         assert answer is not None and answer in text[e.span[0] : e.span[1]]
 
 
+# The rules that read what a gold asks for (issue 31), written here: (output, expect, answer, rule)
+EXPECT_RULE_CASES = [
+    # Math-Verify tests/test_string_extraction.py: the letter that stands as the answer
+    ("A. Because B is not valid", "choice", "A", "choice_letter"),
+    ("Because B is valid", "choice", "B", "choice_letter"),
+    # a short last line is a text-span answer (DROP)
+    ("The passage says the touchdown was scored by\nMike Tolbert", "span", "Mike Tolbert", "last_line"),
+]
+
+
+@pytest.mark.parametrize(("text", "expect", "answer", "rule"), EXPECT_RULE_CASES)
+def test_each_rule_of_an_expectation(text: str, expect: str, answer: str, rule: str) -> None:
+    e = extract_answer(text, expect=expect)  # type: ignore[arg-type]
+    assert (e.answer, e.rule, e.status) == (answer, ExtractionRule(rule), ExtractionStatus.FOUND)
+    assert e.span is not None and answer in text[e.span[0] : e.span[1]]
+
+
 def test_every_rule_has_a_case() -> None:
-    covered = {ExtractionRule(case[3]) for case in RULE_CASES} | {ExtractionRule.NONE}
+    covered = {ExtractionRule(case[3]) for case in (*RULE_CASES, *EXPECT_RULE_CASES)} | {ExtractionRule.NONE}
     assert covered == set(ExtractionRule)
 
 
