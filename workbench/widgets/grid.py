@@ -256,6 +256,9 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
         self.limit = limit
         self.slice_name = slice_name
         _, failed = tables._failed(run)
+        only, note = tables._DRILL_ONLY.get(slice_name, (None, "")) if slice_name else (None, "")
+        if only is not None:
+            failed = failed.filter(SLICES[slice_name].expr.cast(pl.String).is_in(list(only)))
         self._failed = failed
         self._dropped = tables._dropped(failed)
         self._items = _plain_items(self._dropped)
@@ -266,7 +269,7 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
             shown,
             row_keys=keys,
             keys=2 if "turn" in self._dropped else 3,
-            caption="" if slice_name else caption,
+            caption=note if slice_name else caption,
             items=self._items,
         )
         self._store = store
@@ -283,6 +286,7 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
             children.insert(0, self.groups)
         super().__init__(children=children)
         self.add_class("tex2jax_ignore")
+        self.add_class("mathjax_ignore")
 
     # ------------------------------------------------------------------ groups and filters
     def _group_values(self, slice_name: str) -> pl.Series:
@@ -342,7 +346,9 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
             return
         with self.errors:
             system, record_id, turn = json.loads(key)
-            self.panel().show((system, record_id, int(turn)))
+            keys = self.grid.keys_in_order()
+            position = (keys.index(key), len(keys)) if key in keys else None
+            self.panel().show((system, record_id, int(turn)), position=position)
 
     def open_turn(self, key: str) -> None:
         """Select the row of ``key`` (a turn key) and open its panel."""
@@ -395,7 +401,7 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle: dict[str, Any] = dict(super()._repr_mimebundle_(**kwargs) or {})
-        bundle["text/html"] = f'<div class="tex2jax_ignore">{self._first_page_html()}</div>'
+        bundle["text/html"] = f'<div class="tex2jax_ignore mathjax_ignore">{self._first_page_html()}</div>'
         bundle[PAGE_MIME] = self._page_html()
         return bundle
 

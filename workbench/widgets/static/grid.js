@@ -2,7 +2,7 @@
 // The kernel holds every row; this draws one page of them and sends what the analyst asks for
 // (page, page size, sort, search, a row selected, the filter cleared) back as traits. Every value
 // is set with textContent, so a model output or id shows as text; the grid's root carries the
-// class tex2jax_ignore, so JupyterLab's MathJax never typesets "$821,000 ... $824,000" as maths.
+// classes mathjax_ignore and tex2jax_ignore, so JupyterLab's MathJax never typesets "$821,000 ... $824,000" as maths.
 
 const SIZES = [10, 25, 50, 100];
 
@@ -18,7 +18,7 @@ function fmt(n) {
 }
 
 function render({ model, el: root }) {
-  root.classList.add("wb-grid", "tex2jax_ignore");
+  root.classList.add("wb-grid", "tex2jax_ignore", "mathjax_ignore");
 
   const filterLine = el("div", "wb-grid-filter");
   filterLine.setAttribute("role", "status");

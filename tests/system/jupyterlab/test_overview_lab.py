@@ -1,0 +1,168 @@
+"""01-overview and 02-error-slices in a real JupyterLab with a live kernel, as an analyst uses them.
+
+Each template runs with Run All on the bundled ConvFinQA run; then, in Chromium at 1280x800, the
+failed-turns grid is sorted by turn, searched for a record id, a row opens the turn's panel (its
+document text, the raw output with two dollar amounts as text), a click on a point of the
+operation plot filters the grid (one line names the filter; a button clears it), and Annotate in
+the panel writes an event, under the template's annotator, into the store the template names.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from lab_harness import ACTION_TIMEOUT_MS, RENDER_TIMEOUT_MS, Lab, shot, template_copy
+
+#: A failed turn of the bundled run whose raw output holds three dollar amounts.
+RECORD = "Double_ABMD/2006/page_75.pdf"
+DOLLARS = "approximated $821,000, $824,000 and $1,262,000 for the fiscal years ended March 31, 2004, 2005 and 2006, respectively"
+#: Words of that record's document (its text before the table).
+DOCUMENT = "abiomed , inc . and subsidiaries notes to consolidated financial statements"
+ANNOTATOR = "lab analyst"
+
+
+def _events(store: Path) -> list[tuple[Any, ...]]:
+    with closing(sqlite3.connect(store)) as conn:
+        return conn.execute(
+            "SELECT kind, annotator, record_id, turn, category, corrected_answer FROM events WHERE kind = 'annotation'"
+        ).fetchall()
+
+
+def _turn_cells(grid: Any) -> list[int]:
+    """The turn column of the grid's rows on screen (third column: system, record id, turn)."""
+    return [int(t) for t in grid.locator("tbody tr td:nth-child(3)").all_inner_texts()]
+
+
+def _count(grid: Any) -> str:
+    return grid.locator(".wb-grid-count").inner_text()
+
+
+def _wait_count(grid: Any, pattern: str) -> None:
+    grid.locator(".wb-grid-count", has_text=re.compile(pattern)).wait_for(timeout=ACTION_TIMEOUT_MS)
+
+
+def _search(grid: Any, text: str, pattern: str) -> None:
+    grid.locator(".wb-grid-search").fill(text)
+    _wait_count(grid, pattern)
+
+
+def _open_and_annotate(page: Any, grid: Any, store: Path, name: str) -> None:
+    """Search the record, open its failed row's panel, check what it shows, annotate it."""
+    _search(grid, RECORD, r"^Showing 1–1 of 1 ")
+    row = grid.locator("tbody tr").first
+    assert RECORD in row.inner_text()
+    row.click()
+    panel = page.locator(".wb-turn-panel").first
+    panel.wait_for(timeout=ACTION_TIMEOUT_MS)
+    panel.locator(".wb-doc", has_text=DOCUMENT).first.wait_for(timeout=ACTION_TIMEOUT_MS)
+    # the raw output: its dollar amounts and spaces intact, nothing typeset as maths
+    assert DOLLARS in panel.locator("pre.wb-raw").inner_text()
+    assert panel.locator("mjx-container").count() == 0
+    assert grid.locator("mjx-container").count() == 0
+    panel.scroll_into_view_if_needed()
+    shot(page, f"{name}-4-panel")
+
+    panel.locator("select").first.select_option(label="Mislabel")
+    panel.get_by_placeholder("the right gold answer (optional)").fill("1262")
+    panel.get_by_role("button", name="Save annotation").click()
+    panel.locator(".wb-panel-status").get_by_text(re.compile(r"^Saved annotation #\d+: Mislabel")).wait_for(
+        timeout=ACTION_TIMEOUT_MS
+    )
+    panel.locator("td", has_text=ANNOTATOR).first.wait_for(timeout=ACTION_TIMEOUT_MS)
+    shot(page, f"{name}-6-annotated")
+    assert ("annotation", ANNOTATOR, RECORD, 4, "mislabel", "1262") in _events(store)
+
+
+def _click_point(page: Any, plot: Any, group: str) -> None:
+    """Click the marker of ``group`` (an x category) in a plotly plot."""
+    plot.scroll_into_view_if_needed()
+    ticks = plot.locator(".xtick text").all_text_contents()
+    assert group in ticks, ticks
+    points = plot.locator(".scatterlayer .trace").first.locator(".point")
+    points.nth(ticks.index(group)).click(force=True)
+
+
+def test_overview_grid_panel_plot_and_annotation(lab: Lab, tmp_path: Path) -> None:
+    store = tmp_path / "annotations.sqlite"
+    notebook = template_copy(lab.root, "01-overview", store=str(store), annotator=ANNOTATOR)
+    with lab.session(notebook, "lab-01") as page:
+        lab.run_all(page)
+        grid = page.locator(".wb-grid").last
+        grid.wait_for(timeout=RENDER_TIMEOUT_MS)
+        _wait_count(grid, r"^Showing 1–25 of 252 failed turns")
+        grid.scroll_into_view_if_needed()
+        shot(page, "lab-01-1-grid")
+
+        # sort by turn: ascending, then descending
+        grid.get_by_role("button", name="turn", exact=True).click()
+        grid.locator("th[aria-sort='ascending']").wait_for(timeout=ACTION_TIMEOUT_MS)
+        turns = _turn_cells(grid)
+        assert turns == sorted(turns) and turns[0] == 0
+        grid.get_by_role("button", name=re.compile(r"^turn")).click()
+        grid.locator("th[aria-sort='descending']").wait_for(timeout=ACTION_TIMEOUT_MS)
+        turns = _turn_cells(grid)
+        assert turns == sorted(turns, reverse=True) and turns[0] > 0
+        shot(page, "lab-01-2-sorted")
+
+        # the last page holds the last failed row
+        grid.get_by_role("button", name="Last page »").click()
+        _wait_count(grid, r"^Showing 251–252 of 252 ")
+        grid.get_by_role("button", name="« First page").click()
+        _wait_count(grid, r"^Showing 1–25 of 252 ")
+
+        # search a record id, open its panel, annotate
+        _open_and_annotate(page, grid, store, "lab-01")
+        shot(page, "lab-01-3-searched")
+
+        # a click on the operation plot's "divide" point filters the grid to divide
+        _search(grid, "", r"^Showing 1–25 of 252 ")
+        plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text="Accuracy by operation")).first
+        _click_point(page, plot, "divide")
+        line = grid.locator(".wb-grid-filter")
+        line.get_by_text(re.compile(r"where operation is divide")).wait_for(timeout=ACTION_TIMEOUT_MS)
+        assert re.match(r"^Showing 1–25 of (\d+) failed turns", _count(grid))
+        n = int(re.search(r"of (\d+)", _count(grid)).group(1))  # type: ignore[union-attr]
+        assert 0 < n < 252 and f"Showing the {n} failed turns" in line.inner_text()
+        grid.scroll_into_view_if_needed()
+        shot(page, "lab-01-5-filtered")
+        grid.get_by_role("button", name="Clear the filter").click()
+        _wait_count(grid, r"^Showing 1–25 of 252 ")
+        assert not line.is_visible()
+
+
+def test_error_slices_drilldown_grid(lab: Lab, tmp_path: Path) -> None:
+    store = tmp_path / "annotations.sqlite"
+    notebook = template_copy(lab.root, "02-error-slices", store=str(store), annotator=ANNOTATOR, graded_dir="")
+    with lab.session(notebook, "lab-02") as page:
+        lab.run_all(page)
+        # the drill-down of the operation slice: a menu of its groups over the live grid
+        drill = page.locator(".widget-vbox", has=page.locator(".widget-dropdown", has_text="Operation:")).last
+        drill.wait_for(timeout=RENDER_TIMEOUT_MS)
+        grid = drill.locator(".wb-grid")
+        _wait_count(grid, r"^Showing 1–25 of 252 failed turns")
+        drill.locator("select").first.select_option(label=re.compile(r"^lookup \(\d+\)$"))  # type: ignore[arg-type]
+        grid.locator(".wb-grid-filter").get_by_text("where operation is lookup").wait_for(timeout=ACTION_TIMEOUT_MS)
+        drill.scroll_into_view_if_needed()
+        shot(page, "lab-02-1-group")
+
+        grid.get_by_role("button", name="turn", exact=True).click()
+        grid.locator("th[aria-sort='ascending']").wait_for(timeout=ACTION_TIMEOUT_MS)
+        turns = _turn_cells(grid)
+        assert turns == sorted(turns)
+        shot(page, "lab-02-2-sorted")
+
+        # the operation plot filters this grid too
+        plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text="Accuracy by operation")).first
+        _click_point(page, plot, "divide")
+        grid.locator(".wb-grid-filter").get_by_text("where operation is divide").wait_for(timeout=ACTION_TIMEOUT_MS)
+        assert drill.locator("select").first.input_value() == "divide"
+        drill.scroll_into_view_if_needed()
+        shot(page, "lab-02-5-filtered")
+
+        drill.locator("select").first.select_option(value="")
+        _wait_count(grid, r"^Showing 1–25 of 252 ")
+        _open_and_annotate(page, grid, store, "lab-02")
