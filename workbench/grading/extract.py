@@ -36,6 +36,7 @@ __all__ = [
     "last_boxed",
     "clean_answer_text",
     "without_sign_off",
+    "after_failed_span",
     "MAX_OUTPUT_CHARS",
 ]
 
@@ -283,7 +284,10 @@ def _boxes_listed(gap: str) -> bool:
     plain = patterns.LATEX_SPACING.sub(" ", gap)
     if "\\" in plain:
         plain = patterns.TEXT_WRAPPED.sub(lambda m: f" {m.group('body')} ", plain)
+    delimited = patterns.MATH_DELIMITER.search(plain) is not None
     plain = patterns.MATH_DELIMITER.sub(" ", plain).strip()
+    if not plain and delimited:  # "$$\boxed{20}$$ \boxed{143}": two formulas, nothing joins them
+        return False
     if patterns.BOX_LIST_GAP.match(plain):
         return True
     if len(plain) > _MAX_BOX_GAP or "\n" in plain or patterns.SENTENCE_END.search(plain):
@@ -379,10 +383,12 @@ def _bare_answer(text: str) -> tuple[str, tuple[int, int], ExtractionRule] | Non
     if patterns.TEXT_NUMBER.fullmatch(body):  # one number: the last-number rule reads it the same
         return None
     spaced = patterns.SPACED_THOUSANDS.match(body) or patterns.MIXED_NUMBER.match(body)
-    # digits and operators alone ("9 * 2 = 18") are working, whose last number is the answer
+    # digits and operators with an "=" ("9 * 2 = 18") are working, whose last number is the answer;
+    # without one ("11 + 4/9") they are the answer, an expression
     # "and"/"or" between plain numbers ("9 and 0") shape nothing: that is the end of a sentence
     bare = " ".join(token for token in body.split() if token.casefold() not in _CONNECTIVES)
-    shaped = spaced or any(char.isalpha() or char in "\\{}()[]," or not char.isascii() for char in bare)
+    expression = "=" not in body and patterns.ARITHMETIC.search(bare) is not None
+    shaped = spaced or expression or any(char.isalpha() or char in "\\{}()[]," or not char.isascii() for char in bare)
     if not shaped or (patterns.DIGITS_APART.search(body) and not spaced):
         return None
     tokens = body.casefold().split()
@@ -546,6 +552,31 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex", expec
         return Extraction(None, None, ExtractionRule.NONE, ExtractionStatus.NOT_FOUND, policy)
     answer, span, rule = found
     return Extraction(answer, span, rule, ExtractionStatus.FOUND, policy)
+
+
+def after_failed_span(text: str, failed: Extraction) -> Extraction | None:
+    """The answer flexible extraction finds in ``text`` once the answer of ``failed`` (a LaTeX span
+    that does not parse) is blanked out: the last number or formula left, ``None`` when there is
+    none. A failed span must not hide a good one: in "Final answer is $\\sum_{k=0}^n\\bigl(k\\bigr)$.
+    I hope. 42" the answer is 42 (Math-Verify's tests/test_failed_latex_span.py).
+
+    Examples
+    --------
+    >>> text = r"Final answer is $\\sum_{k=0}^n\\bigl(k\\bigr)$. I hope. 42"
+    >>> after_failed_span(text, extract_answer(text)).answer
+    '42'
+    """
+    if failed.span is None or not failed.answer or len(text) > MAX_OUTPUT_CHARS:
+        return None
+    start, end = failed.span
+    inside = text.find(failed.answer, start, end)
+    if inside < 0:
+        return None
+    blanked = text[:inside] + " " * len(failed.answer) + text[inside + len(failed.answer) :]
+    found = _last_number_or_formula(blanked, 0)
+    if found is None or found[0] == failed.answer:
+        return None
+    return Extraction(found[0], found[1], found[2], ExtractionStatus.FOUND, "flex")
 
 
 def _without_invisibles(text: str, policy: ExtractionPolicy, expect: Expectation) -> Extraction:

@@ -65,6 +65,7 @@ __all__ = [
     "UNESCAPED_DOLLAR",
     "BOX_LIST_GAP",
     "DIGITS_APART",
+    "ARITHMETIC",
     "COLON_NUMBER",
     "TEXT_COLON_NUMBER",
     "PROGRAM_IDENTIFIER",
@@ -337,6 +338,9 @@ BOX_LIST_GAP = re.compile(r"^[\s$,]*(?:(?:and|or)[\s$,]*)?(?:[A-Za-z]\s*=\s*)?$"
 DIGITS_APART = re.compile(r"\d\s+[-+]?\.?\d")
 
 # --------------------------------------------------------------------------- answer shapes (issue 31)
+#: An operation between two numbers: ``11 + 4/9``, ``2*3``, ``6 ÷ 2`` (an answer that is an expression).
+ARITHMETIC = re.compile(r"\d\s*[-+*/\u00d7\u00f7]\s*\.?\d")
+
 #: A time or a ratio written with colons: ``12:00``, ``3:2``, ``1 : 2 : 3``, ``09:05:30``. Its parts
 #: are compared one by one; the colon is never a division.
 COLON_NUMBER = re.compile(r"^\s*(?P<parts>\d+(?:\s*:\s*\d+)+)\s*$")

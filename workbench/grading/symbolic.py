@@ -372,10 +372,13 @@ def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
     parsed: dict[str, Any] = {}
     for side, text in (("gold", gold), ("prediction", pred)):
         body = _plain_roots(" ".join(_strip_delimiters(text).split()))  # one line: inline math allows no newline
+        # a predicted LaTeX span is read as LaTeX only: when it fails, the expression reading would
+        # find a number inside it (the 0 of \sum_{k=0}^n\bigl(k\bigr)), which is not the answer
+        latex_only = side == "prediction" and "\\" in body
         try:
             found = parse(
                 f"${body}$",
-                extraction_config=config,
+                extraction_config=config[:1] if latex_only else config,
                 fallback_mode="no_fallback",
                 extraction_mode="any_match",
                 parsing_timeout=None,  # our own limit (limits.py) governs; math-verify's relies on alarm signals
@@ -393,7 +396,7 @@ def _compare_parsed(pred: str, gold: str) -> SymbolicVerdict:
             return SymbolicVerdict(
                 GradeStatus.UNPARSEABLE,
                 False,
-                f"the {side} {preview(text)} does not parse as LaTeX or as an expression",
+                f"the {side} {preview(text)} does not parse as LaTeX" + ("" if latex_only else " or as an expression"),
                 None,
                 str(parsed["gold"]) if "gold" in parsed else None,
             )
@@ -770,13 +773,14 @@ def strip_number_decorations(text: str) -> str | None:
 
 
 def _mixed_number(text: str) -> float | None:
-    """A mixed number: ``2 3/8`` (19/8), ``-2 3/8``, ``3½``; ``None`` for anything else."""
+    """A mixed number: ``2 3/8`` (19/8), ``-2 3/8``, ``3½``; ``None`` for anything else, a fraction
+    that is not proper included (``11 6/6``, ``4 4/0``: Math-Verify's tests/test_mixed_number_extraction.py)."""
     s = patterns.UNICODE_MINUS.sub("-", _strip_delimiters(text)).strip()
     match = patterns.MIXED_NUMBER.match(s)
     if match is not None:
         whole = int(match.group("whole").replace(" ", ""))
         top, bottom = int(match.group("top")), int(match.group("bottom"))
-        if bottom == 0:
+        if not 0 <= top < bottom:  # "4 4/0", "11 6/6", "11 7/6" are no mixed numbers
             return None
         value = whole + top / bottom
         return -value if match.group("sign") == "-" else value

@@ -9,7 +9,7 @@ from typing import Any
 from workbench.grading.choice import choice_gold
 from workbench.grading.compare import AnswerKind, MatchPolicy, Verdict
 from workbench.grading.equivalence import ProgramMatch, compare_programs
-from workbench.grading.extract import MAX_OUTPUT_CHARS, Expectation, Extraction
+from workbench.grading.extract import MAX_OUTPUT_CHARS, Expectation, Extraction, after_failed_span
 from workbench.grading.mathverify import math_verify_prefetch
 from workbench.grading.normalize import is_no_answer
 from workbench.grading.policies import (
@@ -123,6 +123,20 @@ def _grade_under(
     shared = verdicts.get(key)
     if shared is None:
         shared = verdicts[key] = grade_answer(policy, answer, gold, question=question, unit=unit, kind=kind)
+    if (
+        shared.status is GradeStatus.UNPARSEABLE
+        and extraction is not None
+        and extraction.policy == "flex"
+        and policy.matcher == "cascade"
+        and policy.numbers.symbolic  # SymPy read the LaTeX and it failed (not merely unread)
+    ):
+        # a failed LaTeX span must not hide a good one: the next answer flexible extraction finds
+        text = raw_output if raw_output and raw_output.strip() else predicted_answer
+        retry = after_failed_span(text, extraction) if text and answer and "\\" in answer else None
+        if retry is not None:
+            again = grade_answer(policy, retry.answer, gold, question=question, unit=unit, kind=kind)
+            if again.status is not GradeStatus.UNPARSEABLE:
+                return PolicyGrade(policy.name, again, retry.answer, source, retry)
     return PolicyGrade(policy.name, shared, answer, source, extraction)
 
 
