@@ -256,9 +256,13 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
         self.limit = limit
         self.slice_name = slice_name
         _, failed = tables._failed(run)
+        item = str(getattr(run, "item", "turn"))
         only, note = tables._DRILL_ONLY.get(slice_name, (None, "")) if slice_name else (None, "")
+        note = note.format(item=item)
         if only is not None:
             failed = failed.filter(SLICES[slice_name].expr.cast(pl.String).is_in(list(only)))
+            if not failed.height:
+                note = f"The grading policies agree on every failed {item}: none to list by {SLICES[slice_name].title.lower()}."
         self._failed = failed
         self._dropped = tables._dropped(failed)
         self._items = _plain_items(self._dropped)

@@ -103,9 +103,8 @@ class Lab:
         choose = page.locator(".jp-Dialog", has_text="Select Kernel").get_by_role("button", name="Select")
         with contextlib.suppress(Exception):
             choose.click(timeout=5_000)
-        page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
-            state="attached", timeout=RENDER_TIMEOUT_MS
-        )
+        # the kernel is up (the status bar says so) before anything runs
+        page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle")).wait_for(timeout=RENDER_TIMEOUT_MS)
         return page
 
     def errors(self, page: Any) -> str:

@@ -196,6 +196,7 @@ function render({ model, el: root }) {
     empty.textContent = total ? "" : model.get("empty_text");
     empty.hidden = Boolean(total);
     scroll.hidden = !total;
+    bar.hidden = !model.get("all_rows");
   }
 
   function draw() {
