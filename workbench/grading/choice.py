@@ -27,6 +27,21 @@ def _unwrapped(text: str) -> str:
     return out.replace("**", " ").strip()
 
 
+#: Words after which a capital "A" is a choice, not the article ("A is valid", "A and B").
+_NOT_A_NOUN = frozenset(
+    {"is", "was", "are", "seems", "appears", "would", "will", "must", "should", "can", "could", "and", "or", "because"}
+)
+
+
+def _article(after: str) -> bool:
+    """Whether an "A" followed by ``after`` is the article: a lower-case word that is not a verb or
+    a conjunction follows it ("A train", not "A is valid")."""
+    if not after.startswith(" "):
+        return False
+    word = after[1:].split(" ", 1)[0].rstrip(".,;:!?")
+    return bool(word) and word[0].islower() and word not in _NOT_A_NOUN
+
+
 def choice_letter(text: str | None) -> str | None:
     """The choice letter (upper case) that stands as the answer in ``text``; ``None`` when none does.
 
@@ -57,14 +72,7 @@ def choice_letter(text: str | None) -> str | None:
     standing = None
     for match in patterns.CHOICE_STANDING.finditer(body):
         letter = match.group("letter")
-        after = body[match.end() : match.end() + 2]
-        if (
-            letter == "A"
-            and match.group().startswith("A")
-            and len(after) == 2
-            and after[0] == " "
-            and after[1].islower()
-        ):
+        if letter == "A" and match.group().startswith("A") and _article(body[match.end() :]):
             continue  # the article: "A train"
         standing = letter
     return standing

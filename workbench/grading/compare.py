@@ -454,9 +454,10 @@ def _or_listed(whole: Verdict, pred: str, gold: str, policy: MatchPolicy, cue: C
     not compare at all and the items could."""
     if whole.correct or whole.status is GradeStatus.TIMEOUT:
         return whole
-    pred_items, gold_items = dedupe(split_items(pred)), split_items(gold)
-    if max(len(pred_items), len(gold_items)) < 2 or max(len(pred_items), len(gold_items)) > MAX_ITEMS:
+    pred_listed, gold_listed = split_items(pred), split_items(gold)
+    if max(len(pred_listed), len(gold_listed)) < 2 or max(len(pred_listed), len(gold_listed)) > MAX_ITEMS:
         return whole
+    pred_items, gold_items = dedupe(pred_listed), dedupe(gold_listed)  # sets: a repeat counts once
     listed, read_whole = _compare_items(pred_items, gold_items, policy, cue)
     if listed.correct or (whole.status is not GradeStatus.OK and read_whole):
         return listed  # "200 ml and 400 ml" for 400: two values, not an unreadable answer

@@ -142,7 +142,7 @@ def last_boxed(text: str | None) -> str | None:
     return bare[-1].group("answer") if bare else None
 
 
-def clean_answer_text(text: str) -> str:
+def clean_answer_text(text: str, *, keep_words: bool = False) -> str:
     """Tidy an answer phrase: a box inside is taken, ``$`` and ``**`` markers, a trailing
     sentence and a trailing period go.
 
@@ -159,7 +159,7 @@ def clean_answer_text(text: str) -> str:
     '5'
     """
     boxed = last_boxed(text)
-    return _tidy(boxed if boxed is not None else text)
+    return _tidy(boxed if boxed is not None else text, keep_words=keep_words)
 
 
 #: How far from its end an answer is searched for Minerva's sign-off (it is 21 characters).
@@ -182,8 +182,9 @@ def without_sign_off(text: str) -> str:
     return head + patterns.HOPE_CORRECT.sub("", tail)
 
 
-def _tidy(text: str) -> str:
-    """:func:`clean_answer_text` once the box (if any) is taken."""
+def _tidy(text: str, *, keep_words: bool = False) -> str:
+    """:func:`clean_answer_text` once the box (if any) is taken; with ``keep_words``, a number followed
+    by words keeps them (a text-span answer: "78 yards")."""
     out = (patterns.BOLD_MARKERS.sub("", text) if "*" in text or "_" in text else text).strip()
     if "\\\\" in out:  # "\\frac{1}{2}": a doubled backslash before a command is one backslash
         out = patterns.DOUBLED_BACKSLASH_COMMAND.sub(r"\\", out)
@@ -203,6 +204,8 @@ def _tidy(text: str) -> str:
         out = out[1:-1].strip()
     if "$" in out or out.startswith(("\\[", "\\(")):  # display maths too: \[\frac{1}{3}.\]
         out = _formulas(out)
+    if keep_words:
+        return out
     if len(out) <= _MAX_BARE_ANSWER_CHARS and patterns.NUMBERS_WITH_UNITS.match(out):
         if len(patterns.TEXT_NUMBER.findall(out)) > 1:  # "200 ml and 400 ml": each amount is an item
             return out.rstrip(".").strip()
@@ -321,7 +324,7 @@ def _box_list(text: str, braced: list[tuple[int, int, int, int]], last: int) -> 
     return ", ".join(unique), first
 
 
-def _strict(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRule] | None:
+def _strict(text: str, offset: int, keep_words: bool = False) -> tuple[str, tuple[int, int], ExtractionRule] | None:
     # the last statement wins; a box inside "The answer is $\boxed{3}$" starts later than the
     # phrase; a marker with nothing after it ("The answer is:" then a blank line) is no answer
     candidates = sorted(_marker_candidates(text), key=lambda c: (c[0], c[4] is ExtractionRule.BOXED), reverse=True)
@@ -337,9 +340,9 @@ def _strict(text: str, offset: int) -> tuple[str, tuple[int, int], ExtractionRul
                 return boxes[0], (braced[boxes[1]][0] + offset, end + offset), rule
         inner = bisect.bisect_left(starts, answer_end) - 1
         if inner >= 0 and starts[inner] >= answer_start and braced[inner][1] <= answer_end:
-            cleaned = _tidy(text[braced[inner][2] : braced[inner][3]].strip())
+            cleaned = _tidy(text[braced[inner][2] : braced[inner][3]].strip(), keep_words=keep_words)
         else:
-            cleaned = clean_answer_text(text[answer_start:answer_end].strip())
+            cleaned = clean_answer_text(text[answer_start:answer_end].strip(), keep_words=keep_words)
         if cleaned:
             return cleaned, (start + offset, end + offset), rule
     return None
@@ -456,7 +459,7 @@ def _last_line(text: str) -> tuple[str, tuple[int, int], ExtractionRule] | None:
     line = stripped[start:].strip()
     if not line or len(line) > _MAX_SPAN_LINE:
         return None
-    answer = _tidy(line)
+    answer = _tidy(line, keep_words=True)
     if not answer:
         return None
     begin = start + stripped[start:].index(line[0])
@@ -537,7 +540,7 @@ def extract_answer(text: str | None, *, policy: ExtractionPolicy = "flex", expec
     if blocks:
         block = blocks[-1]
         search, offset = block.group("answer"), block.start("answer")
-    found = _strict(search, offset)
+    found = _strict(search, offset, keep_words=expect == "span")
     if found is None and blocks:
         inside = _last_number_or_formula(search, offset)
         if inside is not None:  # the block itself is an explicit marker

@@ -201,9 +201,9 @@ TEXT_NUMBER = re.compile(
 INLINE_MATH = re.compile(r"\$\$(?P<a>.+?)\$\$|\$(?P<b>[^$]+?)\$|\\\((?P<c>.+?)\\\)|\\\[(?P<d>.+?)\\\]", re.DOTALL)
 
 
-#: A number followed by a short unit word: ``15.97 ml``, ``18 dollars``, ``3 cm^2``.
+#: A number followed by a short unit word: ``15.97 ml``, ``18 dollars``, ``3 cm^2``, ``5 km/h``.
 NUMBER_WITH_UNIT = re.compile(
-    rf"^(?P<number>[-+]?\s*\$?\s*(?:{NUMBER_LITERAL})\s*%?)\s*(?P<unit>[a-z][a-z .^2-3]{{0,24}})$",
+    rf"^(?P<number>[-+]?\s*\$?\s*(?:{NUMBER_LITERAL})\s*%?)\s*(?P<unit>[a-z][a-z .^2-3/]{{0,24}})$",
     re.IGNORECASE,
 )
 
