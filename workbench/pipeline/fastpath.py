@@ -267,8 +267,20 @@ def _extract(frame: pl.DataFrame) -> pl.DataFrame:
             "_number_wins": after_number.list.last().str.len_chars() <= after_formula.list.last().str.len_chars(),
             "_formulas": after_formula.list.len() > 1,
             "_maybe_apart": scan.str.contains(patterns.FAST_NUMBER_UNSAFE),
-            # a colon glued to the last number: it may be a time or ratio ("at 12:00", extract._colon_group)
-            "_colon": matched.str.starts_with(":") | after_number.list.last().str.starts_with(":"),
+            # a digit, a colon and the last number, or the last number, a colon and a digit: it may be
+            # a time or ratio ("at 12:00", extract._colon_group); "== 19:" in code is not
+            "_colon": after_number.list.last().str.contains("^:[0-9]")
+            | (
+                matched.str.starts_with(":")
+                & (pl.lit(" ") + scan)
+                .str.slice(
+                    0,
+                    (pl.lit(" ") + scan).str.len_chars()
+                    - after_number.list.last().str.len_chars()
+                    - matched.str.len_chars(),
+                )
+                .str.contains("[0-9]$")
+            ),
         },
         {"_last": text, "_number_wins": flag, "_formulas": flag, "_maybe_apart": flag, "_colon": flag},
     )

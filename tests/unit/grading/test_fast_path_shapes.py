@@ -74,7 +74,8 @@ TABLE = [
     ("so 2^3\nmakes 8 and 10^2", "10", True),
     ("The meeting starts\nat 12:00", "12", False),  # a time: the cascade reads 12:00
     ("ratio 3:2\nso 5 in all", "5", True),  # a colon far from the last number
-    ("so it is\n5:", "5", False),  # glued to a colon, left to the cascade
+    ("so it is\n5:", "5", True),  # a colon with no digit after it ("== 19:" in code): a plain last number
+    ("so it is\n5:3", "5", False),  # a ratio: left to the cascade, which reads 5:3
     ("He left at 3:30 and\ncame back 2 hours later", "2", True),
     ("$\\boxed{5}$ hours and $\\boxed{20}$ minutes", "5", False),
     ("It weighs\n200 ml and 400 ml", "400", True),  # several lines: the last number
