@@ -21,7 +21,7 @@ MATH: one question each); :func:`counted` writes a count of them in words, singu
 Examples
 --------
 >>> plain("percent_reading"), plain("wrong_value"), plain("table_average"), plain("type 2")
-('equal read as a percent', 'wrong value', 'table average', 'type 2')
+('read as a percent', 'wrong value', 'table average', 'type 2')
 >>> column("record_id"), column("turn")
 ('record id', 'turn')
 >>> counted(1, "corrected answer"), counted(1490, "turn"), counted(2, "problem", "problems")
@@ -52,12 +52,12 @@ WORDS: Mapping[str, str] = MappingProxyType(
         "normalised": "same after normalising",
         "yes_no": "same yes or no",
         "official_round5": "equal to 5 decimals",
-        "rel_tolerance": "equal within 0.1%",
-        "reported_precision": "equal at the precision written",
-        "percent_reading": "equal read as a percent",
+        "rel_tolerance": "within 0.1%",
+        "reported_precision": "at the precision written",
+        "percent_reading": "read as a percent",
         "symbolic": "equal by algebra",
         "sign_flip": "sign flipped",
-        "scale": "scale (power of ten)",
+        "scale": "scale",
         "percent_confusion": "percent and decimal confused",
         "rounding": "rounded too far",
         "wrong_value": "wrong value",
@@ -84,12 +84,12 @@ WORDS: Mapping[str, str] = MappingProxyType(
         "model_error": "model error",
         "other": "other",
         # the rule that raised a data-quality flag (workbench.quality)
-        "display_vs_executed": "written and executed gold differ",
-        "question_unit": "question's unit and gold differ",
-        "program_vs_executed": "gold program and executed gold differ",
+        "display_vs_executed": "written vs executed gold",
+        "question_unit": "question's unit vs gold",
+        "program_vs_executed": "gold program vs executed gold",
         "argument_not_in_document": "number not in the document",
-        "table_sign": "sign differs from the table",
-        "systems_agree": "systems agree against the gold",
+        "table_sign": "sign vs the table",
+        "systems_agree": "systems agree, gold differs",
         # the rule that found an answer in an output (workbench.grading.status.ExtractionRule)
         "solution_block": "solution block",
         "boxed": "\\boxed{}",
@@ -101,12 +101,12 @@ WORDS: Mapping[str, str] = MappingProxyType(
         "last_formula": "last formula",
         "none": "none",
         # where the answer graded came from (workbench.grading.policies.select_answer)
-        "answer": "the answer field",
-        "strict": "strict extraction from the output",
-        "flex": "flexible extraction from the output",
-        "raw": "the whole output",
-        "program": "the value of its program",
-        "upstream": "the answer its harness extracted",
+        "answer": "answer field",
+        "strict": "strict extraction",
+        "flex": "flexible extraction",
+        "raw": "whole output",
+        "program": "program's value",
+        "upstream": "harness's answer",
         # a grade's or a program's status (workbench.grading.status.GradeStatus, ProgramStatus)
         "ok": "ok",
         "empty": "empty",
@@ -165,7 +165,7 @@ def plain(name: str) -> str:
     Examples
     --------
     >>> plain("reported_precision"), plain("display_vs_executed"), plain("unit_inconsistency")
-    ('equal at the precision written', 'written and executed gold differ', 'unit inconsistency')
+    ('at the precision written', 'written vs executed gold', 'unit inconsistency')
     >>> plain("policies disagree"), plain("table_max")
     ('policies disagree', 'table max')
     """

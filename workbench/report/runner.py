@@ -209,7 +209,7 @@ def template_parameters(path: Path) -> dict[str, dict[str, Any]]:
 
 
 #: The longest readable part of a report's name (its systems or files), before the hash.
-_NAME_CHARS = 48
+_NAME_CHARS = 64
 
 
 def _from_project(value: Any, root: Path) -> Any:
@@ -594,15 +594,18 @@ def _script_hash(source: str) -> str:
 TITLE_TAG = "title"
 
 
-#: The class of the table of headline figures (:func:`workbench.views.tables.headline`,
-#: :func:`~workbench.views.tables.systems_table`): the opening follows it when the page has one.
-HEADLINE_CLASS = "wb-headline"
+#: The classes of the tables of headline figures, in order of preference: the headline table
+#: (:func:`workbench.views.tables.headline`, :func:`~workbench.views.tables.systems_table`), else
+#: the accuracy by slice, whose first row is the overall figure (the error-slices page). The
+#: opening follows the first such table of the page.
+HEADLINE_CLASSES = ("wb-headline", "wb-slices")
 
 
 def _title_cell(cells: list[Any]) -> int | None:
     """The index of the cell the opening follows, or ``None``: the first cell after the page's
-    heading (see :data:`TITLE_TAG`) whose output is the headline table (:data:`HEADLINE_CLASS`),
-    so a reader sees the headline figures first and then what changed; else the heading's cell."""
+    heading (see :data:`TITLE_TAG`) whose output is a table of headline figures
+    (:data:`HEADLINE_CLASSES`), so a reader sees the headline figures first and then what
+    changed; else the heading's cell."""
     title = None
     for i, cell in enumerate(cells):
         if TITLE_TAG in cell.get("metadata", {}).get("tags", []):
@@ -613,11 +616,12 @@ def _title_cell(cells: list[Any]) -> int | None:
             if cell.cell_type == "markdown" and cell.source.lstrip().startswith("# "):
                 title = i
                 break
-    for i, cell in enumerate(cells[title or 0 :], start=title or 0):
-        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
-            data = output.get("data", {})
-            if any(HEADLINE_CLASS in str(data.get(kind, "")) for kind in (PAGE_MIME, "text/html")):
-                return i
+    for css_class in HEADLINE_CLASSES:
+        for i, cell in enumerate(cells[title or 0 :], start=title or 0):
+            for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+                data = output.get("data", {})
+                if any(f"wb-table {css_class}" in str(data.get(kind, "")) for kind in (PAGE_MIME, "text/html")):
+                    return i
     return title
 
 
@@ -645,7 +649,7 @@ def render_html(
         The page title (escaped).
     opening, closing
         Markup (trusted, not escaped): the changes since the previous run, shown after the
-        headline table (:data:`HEADLINE_CLASS`; else after the page's heading, the outputs of the
+        headline figures (:data:`HEADLINE_CLASSES`; else after the page's heading, the outputs of the
         cell tagged :data:`TITLE_TAG`), and the run manifest, shown last.
     terms
         The glossary, ``(term, definition)`` pairs (escaped), shown before the manifest.

@@ -42,7 +42,7 @@ import polars as pl
 
 from workbench.analysis import formats, words
 from workbench.analysis.comparison import systems_table as systems_layout
-from workbench.analysis.metrics import HEADLINE_METRICS, MetricSpec
+from workbench.analysis.metrics import COMPARED_METRICS, HEADLINE_METRICS, MetricSpec, for_items
 from workbench.analysis.slices import MIN_GROUP_N, SLICES, group_order, slice_title
 from workbench.config import project_root
 from workbench.grading.policies import POLICIES
@@ -711,13 +711,33 @@ def drilldown(
 
 def systems_table(intervals: pl.DataFrame) -> HtmlBlock:
     """Systems by the seed report's metrics with intervals (from
-    :func:`workbench.analysis.comparison.metric_intervals`)."""
+    :func:`workbench.analysis.comparison.metric_intervals`); single questions (no conversation-level
+    metric: GSM8K, MATH) under their labels for problems (:func:`workbench.analysis.metrics.for_items`).
 
+    Examples
+    --------
+    >>> iv = pl.DataFrame({"system": ["s"], "metric": ["turn_execution_accuracy"], "accuracy": [0.5],
+    ...                    "low": [0.25], "high": [0.75]})
+    >>> markup = systems_table(iv).markup
+    >>> ">Accuracy</th>" in markup and "problems resampled" in markup and "conversation" not in markup
+    True
+    """
+    by_conversation = {spec.key for spec in COMPARED_METRICS if spec.aggregation == "conversation"}
+    single = not by_conversation & set(intervals["metric"].to_list())
+    shown = systems_layout(intervals)
+    if single:
+        names = {spec.label: words_for.label for spec, words_for in _relabelled(COMPARED_METRICS)}
+        shown = shown.rename({c: names[c] for c in shown.columns if c in names})
+    resampled = "problems resampled" if single else "clustered by conversation"
     return html_table(
-        systems_layout(intervals),
-        caption="Systems by metrics (95% bootstrap interval, clustered by conversation)",
-        css_class="wb-table wb-headline",
+        shown, caption=f"Systems by metrics (95% bootstrap interval, {resampled})", css_class="wb-table wb-headline"
     )
+
+
+def _relabelled(specs: Sequence[MetricSpec]) -> list[tuple[MetricSpec, MetricSpec]]:
+    """Each metric of ``specs`` a run of problems shows, with its record for problems (its label there)."""
+    by_key = {spec.key: spec for spec in specs}
+    return [(by_key[spec.key], spec) for spec in for_items(specs, "problem")]
 
 
 def paired_table(comparison: pl.DataFrame) -> HtmlBlock:

@@ -55,6 +55,7 @@ __all__ = [
     "once_per_page",
     "in_words",
     "gold_note",
+    "for_page",
 ]
 
 #: Relative tolerance when matching a document's number to a number a program uses.
@@ -331,6 +332,23 @@ def _history(turns: pl.DataFrame, failed: pl.DataFrame) -> dict[str, list[list[A
     }
 
 
+#: The fields of a turn's detail its key already names (:func:`turn_key`): the page's script reads them from the key.
+_IN_KEY = ("system", "record_id", "turn")
+
+
+def for_page(turn: Mapping[str, Any]) -> dict[str, Any]:
+    """A turn's detail (:func:`detail_data`) as the page holds it: without the fields its key
+    names (system, record id, turn) and without those that have no value, which the page's
+    script reads from the key and as empty (every byte counts: a page holds 2,000 turns).
+
+    Examples
+    --------
+    >>> for_page({"system": "s", "record_id": "r", "turn": 0, "question": "q", "gold_note": None})
+    {'question': 'q'}
+    """
+    return {k: v for k, v in turn.items() if v is not None and k not in _IN_KEY}
+
+
 def detail_script(source: Run | pl.DataFrame, failed: pl.DataFrame) -> Markup:
     """The detail data of ``failed`` as a ``<script type="application/json">`` block (script-safe JSON).
 
@@ -342,7 +360,9 @@ def detail_script(source: Run | pl.DataFrame, failed: pl.DataFrame) -> Markup:
     >>> block.startswith('<script type="application/json" class="wb-turn-data">') and "</script>" not in block[50:-9]
     True
     """
-    data = json.dumps(detail_data(source, failed), ensure_ascii=False, separators=(",", ":"), default=_finite)
+    data = detail_data(source, failed)
+    data["turns"] = {key: for_page(turn) for key, turn in data["turns"].items()}
+    data = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_finite)
     return macro("tables.html.j2", "turn_data", script_json(data))
 
 

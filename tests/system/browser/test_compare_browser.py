@@ -131,7 +131,7 @@ def test_every_pair_in_the_order_given(
             .startswith(f"Every pair of the {len(systems)} systems, in the order given ({n} pairs)")
         )
         # the matrix: rows and columns are the systems in the order given
-        matrix = page.locator(".plotly-figure", has_text="row minus column")
+        matrix = page.locator(".plotly-figure", has_text="Paired difference in points")  # its title, wrapped on a phone
         assert matrix.count() == 1
         rows = _on_screen(matrix.locator(".yaxislayer-above .ytick text"), "top")
         columns = _on_screen(matrix.locator(".xaxislayer-above .xtick text"), "left")
@@ -164,7 +164,7 @@ def test_the_comparison_fits_the_window(
         assert box.evaluate("e => e.getBoundingClientRect().right") <= size[0]
         if size[0] >= 1280:  # on a desktop the whole table is in view, p-values and counts included
             assert page.locator("table.wb-pairs").evaluate("e => e.getBoundingClientRect().right") <= size[0]
-        matrix = page.locator(".plotly-figure", has_text="row minus column")
+        matrix = page.locator(".plotly-figure", has_text="Paired difference in points")  # its title, wrapped on a phone
         # plotly draws a figure at its own width first, then fits it to the page: wait for that
         with contextlib.suppress(sync_api.TimeoutError):
             matrix.locator("svg.main-svg").first.evaluate(

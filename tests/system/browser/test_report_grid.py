@@ -143,7 +143,7 @@ def test_clicking_a_failed_turn_opens_its_panel(report_page: Any) -> None:
     assert dialog.locator(".wb-detail-title").inner_text() == f"{record}, turn {turn}"
     assert question[:30] in dialog.locator(".wb-question").inner_text()
     assert "row 4 of 252" in dialog.locator(".wb-detail-where").inner_text()
-    dialog.get_by_role("button", name="Next turn").click()
+    dialog.get_by_role("button", name="Next failed turn").click()
     assert "row 5 of 252" in dialog.locator(".wb-detail-where").inner_text()
     page.keyboard.press("Escape")
     assert page.locator("dialog.wb-detail[open]").count() == 0

@@ -14,6 +14,7 @@ import nbformat
 import pytest
 
 from workbench import cli
+from workbench.views.html import PAGE_MIME
 
 REPO = Path(__file__).resolve().parents[3]
 GSM8K = REPO / "tests/fixtures/predictions/gsm8k"
@@ -21,15 +22,22 @@ TEMPLATE = ["report", "--quiet", "--template", "04-compare-systems"]
 
 
 def _outputs(folder: Path) -> list[str]:
-    """The HTML outputs of the executed notebook in ``folder``, in cell order."""
+    """The HTML outputs of the executed notebook in ``folder`` as the page shows them (an output's
+    PAGE_MIME form, else its text/html), in cell order."""
     (notebook,) = folder.glob("*.ipynb")
     executed = nbformat.read(notebook, as_version=4)
     return [
-        output["data"]["text/html"]
+        output["data"].get(PAGE_MIME) or output["data"]["text/html"]
         for cell in executed.cells
         for output in cell.get("outputs", [])
         if "text/html" in output.get("data", {})
     ]
+
+
+def _page(folder: Path) -> Path:
+    """The report page in ``folder`` (beside the index of the folder's reports)."""
+    (page,) = [p for p in folder.glob("*.html") if p.name != "index.html"]
+    return page
 
 
 def _figures(folder: Path) -> list[dict[str, Any]]:
@@ -69,8 +77,7 @@ def test_the_bundled_convfinqa_runs_keep_their_figures(tmp_path: Path, capsys: p
     assert [row[0] for row in systems] == [pair[0], pair[1]]
     assert systems[0][3].startswith("83.1% [")
     # the page names its benchmark and says its words plainly (defined in the glossary)
-    (page,) = tmp_path.glob("run-*.html")
-    html = page.read_text(encoding="utf-8")
+    html = _page(tmp_path).read_text(encoding="utf-8")
     assert "<h1>ConvFinQA error report: systems compared</h1>" in html
     assert "seed report" not in html and "Holm adjustment</dt>" in html and "McNemar test (p)</dt>" in html
     # accuracy by turn index: a line per system, in the order given
@@ -102,11 +109,11 @@ def test_the_pair_per_slice_is_chosen_with_p(tmp_path: Path, capsys: pytest.Capt
     assert "Paired comparison: 175b_verification minus 6b_finetuning" in _table(outputs, "wb-paired")
     assert len(_rows(_table(outputs, "wb-pairs"))) == 6  # every pair still
     # a GSM8K page: named so, counted in problems, no conversation-level figure, a sentence for each chart it lacks
-    (page,) = tmp_path.glob("run-*.html")
-    html = page.read_text(encoding="utf-8")
+    html = _page(tmp_path).read_text(encoding="utf-8")
     assert "<h1>GSM8K error report: systems compared</h1>" in html and "ConvFinQA error report" not in html
     headline = _table(outputs, "wb-headline")
-    assert "Turn execution acc." in headline and "Conversation" not in headline
+    assert ">Accuracy</th>" in headline and "Turn execution acc." not in headline and "Conversation" not in headline
+    assert "problems resampled" in headline and "clustered by conversation" not in headline
     assert ">paired problems</th>" in _table(outputs, "wb-pairs")
     assert "GSM8K problems are single questions, so there is no turn index to follow." in html
     assert "GSM8K gold answers come without programs, so there is no operation to group problems by." in html

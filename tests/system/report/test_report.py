@@ -204,7 +204,10 @@ def test_cli_report_takes_paths_from_the_callers_folder_and_keeps_semicolons_in_
     assert list(summary["systems"]) == ["a;b"]
     assert [p["path"] for p in summary["predictions"]] == [str(here / "a;b.jsonl")]
     assert summary["dataset"]["path"] == str(here / "gold.json")
-    assert done.stdout.splitlines()[0] == f"notebook: {here / 'out' / graded.name.removesuffix('.graded')}.ipynb"
+    name = graded.name.removesuffix(".graded")
+    assert re.fullmatch(r"a-b-[0-9a-f]{8}", name), name  # readable: the system's name, then a hash of the inputs
+    assert done.stdout.splitlines()[0] == f"notebook: {here / 'out' / name}.ipynb"
+    assert done.stdout.splitlines()[-1] == f"index: {here / 'out' / 'index.html'}"  # the index page, said last
     assert not (REPO / "out").exists()
     print(f"report from another folder: stderr {done.stderr!r}; {summary['systems']['a;b']['n_turns']} turns graded")
 

@@ -43,9 +43,9 @@ CHANGES = Changes(
 #: changes_html(CHANGES): a's accuracy, conversation figure (now missing) and correct turns moved, a's
 #: count of turns and b's accuracy did not (Turns is named unchanged; accuracy moved for a, so it is not).
 TURNS_SECTION = (
-    '<section class="wb-changes"><h2>Changes since the previous run</h2><p>Compared with the run of 2026-11-23 16:44:58 UTC.</p>'
+    '<section class="wb-changes"><h2>Changes since the previous run</h2><p>Compared with the run of 2026-11-23 16:44:58 UTC; '
+    "inputs changed: dataset.</p>"
     "<p>System <b>b</b> is compared with <b>b@x</b> of the previous run (same name without the run-folder timestamp).</p>"
-    "<p>Inputs changed: dataset.</p>"
     "<p>Unchanged: Turns.</p>"
     '<div class="wb-scroll wb-fit"><table class="wb-table wb-changes-table"><thead><tr><th>System</th><th>Metric</th><th>Before</th><th>Now</th><th>Change</th></tr>'
     '</thead><tbody><tr><td>a</td><td>Turn execution acc.</td><td class="num">50.0%</td><td class="num">75.0%</td><td class="num">+25.0 points</td></tr>'
@@ -73,8 +73,14 @@ def test_nothing_moved_is_one_sentence_and_no_table() -> None:
         CHANGES.matches,
     )
     section = changes_html(still)
-    assert "<p>No metric changed (Turn execution acc., Conversation execution acc., Turns, Turns correct).</p>" in section
-    assert "<table" not in section and "Newly failing turns (0)" in section
+    assert (
+        "<p>Nothing changed: no metric moved (Turn execution acc., Conversation execution acc., Turns, Turns correct), "
+        "and no turn newly fails or passes.</p>" in section
+    )
+    assert "<table" not in section and "Newly failing" not in section and "on the same inputs (same hashes)" in section
+    flipped = Changes(still.previous, still.metrics, CHANGES.newly_failing, still.newly_passing, (), CHANGES.matches)
+    section = changes_html(flipped)
+    assert "<p>No metric changed (" in section and "<h3>Newly failing turns (1)</h3>" in section
 
 
 def test_problems_are_named_as_problems_without_conversation_figures() -> None:

@@ -73,4 +73,4 @@ def test_drilldown_has_a_section_per_group_with_its_failures(two_dev_runs: Run) 
         for group, n in re.findall(r"Error type: <b>([a-z ()]+)</b> \((\d+) failed turns?\)", markup)
     )
     assert found == {words.plain(group): n for group, n in counts.items()}, "the groups in words"
-    assert "scale (power of ten)" in found, "a name in the words of the one mapping, not only without underscores"
+    assert "extraction failure" in found, "the names in the words of the one mapping"

@@ -21,6 +21,7 @@ from workbench.views import tables
 from workbench.views.turn_detail import (
     detail_data,
     detail_script,
+    for_page,
     is_used,
     marked_pieces,
     number_pieces,
@@ -133,8 +134,8 @@ def test_hostile_text_stays_data() -> None:
     block = str(detail_script(turns, turns))
     body = block.removeprefix('<script type="application/json" class="wb-turn-data">').removesuffix("</script>")
     assert "<" not in body and ">" not in body and "&" not in body
-    (detail,) = json.loads(body)["turns"].values()
-    assert detail["raw"] == hostile and detail["record_id"] == hostile
+    ((key, detail),) = json.loads(body)["turns"].items()
+    assert detail["raw"] == hostile and json.loads(key) == [hostile, hostile, 0]  # the key names the turn
     assert json.loads(turn_key(hostile, hostile, 0)) == [hostile, hostile, 0]
 
 
@@ -146,7 +147,9 @@ def test_a_page_of_several_drilldowns_holds_each_turn_and_document_once(run: Run
     before = [json.loads(b) for b in re.findall(pattern, "".join(blocks))]
     after = [json.loads(b) for b in re.findall(pattern, page)]
     assert len(before) == 3 and len(after) == 1, "the later drill-downs' data already in the page"
-    assert after[0] == before[0] == detail_data(run, failed)
+    expected = detail_data(run, failed)  # as the page holds it: without the fields the key names or without a value
+    expected["turns"] = {key: for_page(turn) for key, turn in expected["turns"].items()}
+    assert after[0] == before[0] == expected
     dropped = [m.group(0) for m in re.finditer(pattern, "".join(blocks))][1:]
     assert len("".join(blocks)) - len(page) == sum(map(len, dropped)), "nothing else of the page changed"
     assert page.count('data-wb-key="') == "".join(blocks).count('data-wb-key="') == 3 * failed.height

@@ -236,7 +236,14 @@
   }
 
   function openTurn(row, list, item) {
-    var turn = turnData().turns[row.getAttribute('data-wb-key')];
+    var key = row.getAttribute('data-wb-key');
+    var turn = turnData().turns[key];
+    if (turn) {  /* the key names the system, record and turn; the data leaves them out */
+      var names = JSON.parse(key);
+      turn.system = names[0];
+      turn.record_id = names[1];
+      turn.turn = names[2];
+    }
     var box = panel();
     current = row;
     listing = list;
