@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from workbench.grading import patterns
 from workbench.grading.normalize import normalize_answer
+from workbench.grading.status import GradeStatus, MatchReason
+from workbench.grading.verdict import Verdict
 
-__all__ = ["choice_letter", "choice_gold", "MAX_CHOICE_TEXT"]
+__all__ = ["choice_letter", "choice_gold", "compare_choice", "MAX_CHOICE_TEXT"]
 
 #: Longest text searched for a choice letter (characters): a choice is near the end of an answer,
 #: and the standing-letter search reads this much from the end.
@@ -110,3 +112,17 @@ def choice_gold(gold: str | None, *, latex: bool = False) -> str | None:
     ):
         return None
     return letter.upper()
+
+
+def compare_choice(pred: str, gold_letter: str) -> Verdict:
+    """A choice gold: the letter that stands as the answer in ``pred`` ("A. Because B is not valid"
+    is A; :func:`~workbench.grading.choice.choice_letter`) against the gold's."""
+    letter = choice_letter(pred)
+    if letter is None:
+        detail = f"gold is choice {gold_letter.upper()}; {pred!r} names no choice letter"
+        return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, "text")
+    ok = letter == gold_letter.upper()
+    detail = f"gold choice {gold_letter.upper()}, predicted {letter}"
+    return Verdict(
+        ok, GradeStatus.OK, MatchReason.NORMALISED if ok else MatchReason.WRONG_VALUE, None, None, detail, "text"
+    )

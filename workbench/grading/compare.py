@@ -28,9 +28,10 @@ from decimal import Decimal
 from typing import Literal
 
 from workbench.grading import patterns
-from workbench.grading.choice import choice_gold, choice_letter
+from workbench.grading.choice import choice_gold, compare_choice
 from workbench.grading.cues import SCALE_WORDS, CueOf, UnitCue, percent_cue, scale_cue
-from workbench.grading.items import MAX_ITEMS, dedupe, normalize_item, perfect_matching, split_items
+from workbench.grading.items import MAX_ITEMS, dedupe, normalize_item, split_items
+from workbench.grading.listed import compare_items
 from workbench.grading.memo import memoize
 from workbench.grading.normalize import (
     ParsedNumber,
@@ -39,15 +40,11 @@ from workbench.grading.normalize import (
     parse_decimal_comma,
     parse_number,
 )
-from workbench.grading.spans import span_scores
+from workbench.grading.spans import compare_spans
 from workbench.grading.status import GradeStatus, MatchReason
-from workbench.grading.symbolic import (
-    collection_size,
-    items_equivalent,
-    latex_equivalent,
-    latex_number,
-    strip_number_decorations,
-)
+from workbench.grading.symbolic import collection_size, latex_equivalent, latex_number, strip_number_decorations
+from workbench.grading.times import compare_colon
+from workbench.grading.verdict import Verdict, no_answer_verdict
 
 __all__ = [
     "MatchPolicy",
@@ -133,35 +130,6 @@ class MatchPolicy:
 
 
 DEFAULT_POLICY = MatchPolicy()
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """The outcome of one comparison.
-
-    Attributes
-    ----------
-    correct
-        Whether the prediction counts as right.
-    status
-        Whether the comparison could be made (``ok``) or why not.
-    reason
-        The rule that decided: a match rule when ``correct``, a mismatch type otherwise.
-    pred_value, gold_value
-        The numbers compared (``None`` when a side is not numeric).
-    detail
-        One readable sentence explaining the verdict.
-    kind
-        How the answers were compared: ``number``, ``latex``, ``text`` or ``yes_no``.
-    """
-
-    correct: bool
-    status: GradeStatus
-    reason: MatchReason
-    pred_value: float | None
-    gold_value: float | None
-    detail: str
-    kind: str = "number"
 
 
 def answer_text(value: object) -> str:
@@ -289,12 +257,6 @@ def read_number(text: str) -> ParsedNumber | None:
     )
 
 
-def no_answer_verdict(pred: str | None) -> Verdict:
-    return Verdict(
-        False, GradeStatus.NO_ANSWER, MatchReason.NO_ANSWER, None, None, f"the output gives no answer ({pred!r})"
-    )
-
-
 def answers_match(
     pred: str | None,
     gold: str | None,
@@ -385,7 +347,7 @@ def _answers_match(
         detail = f"the prediction {pred[:40]!r} is not a finite number"
         return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, kind)
     if policy.span_f1 is not None:  # reading comprehension: text spans, DROP's rules
-        return _compare_spans(pred, gold, policy.span_f1)
+        return compare_spans(pred, gold, policy.span_f1)
     if kind in ("auto", "text"):
         gold_bool = _boolean(gold)
         if gold_bool is not None:
@@ -393,10 +355,10 @@ def _answers_match(
     if kind != "number":
         letter = choice_gold(gold, latex=kind == "latex" or policy.latex_gold)
         if letter is not None:
-            return _compare_choice(pred, letter)
+            return compare_choice(pred, letter)
     if kind == "text":
         return _compare_text(pred, gold)
-    colon = _compare_colon(pred, gold)
+    colon = compare_colon(pred, gold)
     if colon is not None:  # a time or a ratio: "12:00", "3:2"
         return colon
     cue = CueOf(question, unit, policy.use_cues)
@@ -458,7 +420,10 @@ def _or_listed(whole: Verdict, pred: str, gold: str, policy: MatchPolicy, cue: C
     if max(len(pred_listed), len(gold_listed)) < 2 or max(len(pred_listed), len(gold_listed)) > MAX_ITEMS:
         return whole
     pred_items, gold_items = dedupe(pred_listed), dedupe(gold_listed)  # sets: a repeat counts once
-    listed, read_whole = _compare_items(pred_items, gold_items, policy, cue)
+    known = tuple(tuple(_items_equal(p, g, policy, cue) for g in gold_items) for p in pred_items)
+    listed, read_whole = compare_items(
+        pred_items, gold_items, known, symbolic=policy.symbolic, time_limit=policy.time_limit
+    )
     if listed.correct or (whole.status is not GradeStatus.OK and read_whole):
         return listed  # "200 ml and 400 ml" for 400: two values, not an unreadable answer
     return whole
@@ -475,7 +440,7 @@ def _items_equal(pred: str, gold: str, policy: MatchPolicy, cue: CueOf) -> bool 
     or ratio, equal numbers; ``None`` when only SymPy can tell (``x = 5`` and ``5``)."""
     if normalize_item(pred) == normalize_item(gold):
         return True
-    colon = _compare_colon(pred, gold)
+    colon = compare_colon(pred, gold)
     if colon is not None:
         return colon.correct
     p, g = _item_number(pred, policy), _item_number(gold, policy)
@@ -484,91 +449,6 @@ def _items_equal(pred: str, gold: str, policy: MatchPolicy, cue: CueOf) -> bool 
     if p is None and g is None and not (patterns.MATH_MARKUP.search(pred) or patterns.MATH_MARKUP.search(gold)):
         return normalize_answer(pred) == normalize_answer(gold)  # words: "Tom" and "Jerry"
     return None
-
-
-def _listed(items: tuple[str, ...]) -> str:
-    return "; ".join(repr(item) for item in items)
-
-
-def _compare_items(
-    pred: tuple[str, ...], gold: tuple[str, ...], policy: MatchPolicy, cue: CueOf
-) -> tuple[Verdict, bool]:
-    """Compare two lists of answers as sets: every predicted item paired with a distinct gold item it
-    equals; the verdict, and whether every pair was read without SymPy. Numbers, texts and times are
-    compared here; the rest, with SymPy in one limited call, where a predicted item that does not
-    parse at all is dropped when another does (a failed LaTeX span must not hide a good one:
-    ``42, \\sum_{k=0}^n\\bigl(k\\bigr)`` answers 42)."""
-    known = tuple(tuple(_items_equal(p, g, policy, cue) for g in gold) for p in pred)
-    read = all(entry is not None for row in known for entry in row)
-    pairs = perfect_matching(len(pred), len(gold), lambda i, j: known[i][j] is True)
-    if pairs is not None:
-        detail = f"the {len(pred)} items match one to one, in any order: {_listed(pred)} and {_listed(gold)}"
-        return Verdict(True, GradeStatus.OK, MatchReason.ITEMS, None, None, detail, "latex"), read
-    if not read and policy.symbolic:
-        result = items_equivalent(pred, gold, known, time_limit=policy.time_limit)
-        if result.status is GradeStatus.TIMEOUT:
-            return Verdict(False, GradeStatus.TIMEOUT, MatchReason.TIMEOUT, None, None, result.detail, "latex"), read
-        if result.status is not GradeStatus.OK:
-            return Verdict(False, result.status, MatchReason.UNPARSEABLE, None, None, result.detail, "latex"), read
-        reason = MatchReason.ITEMS if result.equivalent else MatchReason.WRONG_VALUE
-        return Verdict(result.equivalent, GradeStatus.OK, reason, None, None, result.detail, "latex"), read
-    if len(pred) != len(gold):
-        detail = f"the prediction lists {len(pred)} values ({_listed(pred)}); the gold {len(gold)} ({_listed(gold)})"
-    else:
-        missing = [g for j, g in enumerate(gold) if not any(known[i][j] for i in range(len(pred)))]
-        said = f": nothing matches {_listed(tuple(missing))}" if missing else ""
-        detail = f"the items {_listed(pred)} do not match {_listed(gold)} one to one{said}"
-    return Verdict(False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, None, detail, "latex"), read
-
-
-# --------------------------------------------------------------------------- times, ratios, choices, spans
-def _colon_parts(text: str) -> tuple[int, ...] | None:
-    """The parts of a time or ratio (``12:00``: (12, 0)); ``None`` for anything else."""
-    if ":" not in text:
-        return None
-    body = patterns.MATH_DELIMITER.sub(" ", text.replace("\\colon", ":"))
-    match = patterns.COLON_NUMBER.match(body)
-    if match is None:
-        return None
-    return tuple(int(part) for part in match.group("parts").split(":"))
-
-
-def _compare_colon(pred: str, gold: str) -> Verdict | None:
-    """A time or a ratio (``12:00``, ``3:2``) compared part by part, never as a division; ``None``
-    when neither side is one."""
-    gold_parts, pred_parts = _colon_parts(gold), _colon_parts(pred)
-    if gold_parts is None and pred_parts is None:
-        return None
-    if gold_parts is not None and pred_parts is not None:
-        ok = gold_parts == pred_parts
-        detail = (
-            f"the times or ratios {pred.strip()!r} and {gold.strip()!r} {'agree' if ok else 'differ'} "
-            "part by part (a colon is not a division)"
-        )
-        return Verdict(
-            ok, GradeStatus.OK, MatchReason.EXACT if ok else MatchReason.WRONG_VALUE, None, None, detail, "text"
-        )
-    if gold_parts is not None:
-        detail = f"the gold {gold.strip()!r} is a time or ratio; the prediction {pred.strip()!r} is not one"
-    else:
-        detail = f"the prediction {pred.strip()!r} is a time or ratio; the gold {gold.strip()!r} is not one"
-    return Verdict(
-        False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, None, f"{detail} (a colon is not a division)", "text"
-    )
-
-
-def _compare_spans(pred: str, gold: str, pass_mark: float) -> Verdict:
-    """Text spans under DROP's official rules: credited on an exact match of the normalised spans,
-    or an F1 of at least ``pass_mark``."""
-    score = span_scores(pred, gold)
-    said = f"DROP exact match {int(score.exact)}, F1 {score.f1:.2f} (spans {list(score.pred_spans)} for {list(score.gold_spans)})"
-    if score.exact:
-        return Verdict(True, GradeStatus.OK, MatchReason.NORMALISED, None, None, said, "text")
-    if score.f1 >= round(pass_mark, 2):
-        return Verdict(
-            True, GradeStatus.OK, MatchReason.SPAN_F1, None, None, f"{said}: at least {pass_mark:.2f}", "text"
-        )
-    return Verdict(False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, None, f"{said}: below {pass_mark:.2f}", "text")
 
 
 def _compare_boolean(pred: str, gold_bool: bool) -> Verdict:
@@ -581,20 +461,6 @@ def _compare_boolean(pred: str, gold_bool: bool) -> Verdict:
     reason = MatchReason.YES_NO if ok else MatchReason.WRONG_VALUE
     detail = f"gold {gold_word}, predicted {'yes' if pred_bool else 'no'}"
     return Verdict(ok, GradeStatus.OK, reason, None, None, detail, "yes_no")
-
-
-def _compare_choice(pred: str, gold_letter: str) -> Verdict:
-    """A choice gold: the letter that stands as the answer in ``pred`` ("A. Because B is not valid"
-    is A; :func:`~workbench.grading.choice.choice_letter`) against the gold's."""
-    letter = choice_letter(pred)
-    if letter is None:
-        detail = f"gold is choice {gold_letter.upper()}; {pred!r} names no choice letter"
-        return Verdict(False, GradeStatus.UNPARSEABLE, MatchReason.UNPARSEABLE, None, None, detail, "text")
-    ok = letter == gold_letter.upper()
-    detail = f"gold choice {gold_letter.upper()}, predicted {letter}"
-    return Verdict(
-        ok, GradeStatus.OK, MatchReason.NORMALISED if ok else MatchReason.WRONG_VALUE, None, None, detail, "text"
-    )
 
 
 def _compare_symbolic(pred: str, gold: str, policy: MatchPolicy, gold_value: float | None) -> Verdict:

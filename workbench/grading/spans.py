@@ -27,8 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from workbench.grading import patterns
+from workbench.grading.status import GradeStatus, MatchReason
+from workbench.grading.verdict import Verdict
 
-__all__ = ["SpanScore", "span_scores", "split_spans", "normalize_span", "DROP_PASS_F1", "MAX_SPANS"]
+__all__ = ["SpanScore", "span_scores", "compare_spans", "split_spans", "normalize_span", "DROP_PASS_F1", "MAX_SPANS"]
 
 #: The F1 an answer needs to be credited under the reading-comprehension policy when its exact match
 #: fails: two thirds, so "Mike Tolbert" for "Tolbert" (0.67) passes and half of a two-span gold
@@ -167,3 +169,17 @@ def span_scores(pred: str | Sequence[str], gold: str | Sequence[str]) -> SpanSco
     scores = [[_f1(p, g) if _numbers_agree(g, p) else 0.0 for p in pred_bags] for g in gold_bags]
     f1 = _best_total(scores) / max(len(pred_bags), len(gold_bags))
     return SpanScore(exact, round(f1, 2), pred_spans, gold_spans)
+
+
+def compare_spans(pred: str, gold: str, pass_mark: float) -> Verdict:
+    """Text spans under DROP's official rules: credited on an exact match of the normalised spans,
+    or an F1 of at least ``pass_mark``."""
+    score = span_scores(pred, gold)
+    said = f"DROP exact match {int(score.exact)}, F1 {score.f1:.2f} (spans {list(score.pred_spans)} for {list(score.gold_spans)})"
+    if score.exact:
+        return Verdict(True, GradeStatus.OK, MatchReason.NORMALISED, None, None, said, "text")
+    if score.f1 >= round(pass_mark, 2):
+        return Verdict(
+            True, GradeStatus.OK, MatchReason.SPAN_F1, None, None, f"{said}: at least {pass_mark:.2f}", "text"
+        )
+    return Verdict(False, GradeStatus.OK, MatchReason.WRONG_VALUE, None, None, f"{said}: below {pass_mark:.2f}", "text")
