@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,7 +45,6 @@ import traitlets
 from workbench.analysis import formats
 from workbench.analysis.slices import SLICES, group_order, plain_label
 from workbench.views import html, tables
-from workbench.views.html import macro
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -53,7 +52,7 @@ if TYPE_CHECKING:
     from workbench.annotations.store import AnnotationStore
     from workbench.pipeline.run import Run
 
-__all__ = ["FIRST_PAGE", "PAGE_MIME", "Grid", "FailedTurns", "failed_turns", "drilldown"]
+__all__ = ["FIRST_PAGE", "PAGE_MIME", "Grid", "FailedTurns", "LiveTable", "failed_turns", "drilldown", "live"]
 
 logger = logging.getLogger(__name__)
 
@@ -73,10 +72,13 @@ _STATIC = resources.files("workbench.widgets") / "static"
 _KEY, _ROW, _HAY = "__key", "__row", "__hay"
 
 
-def _cell(value: Any) -> list[Any]:
-    """A cell as ``grid.js`` draws it: ``[text, whole text or None]`` (text None: missing)."""
+def _cell(value: Any, shown: Callable[[Any], str] | None = None) -> list[Any]:
+    """A cell as ``grid.js`` draws it: ``[text, whole text or None]`` (text None: missing);
+    ``shown`` formats a number (a column's format, as the page's table has it)."""
     if value is None:
         return [None, None]
+    if shown is not None and isinstance(value, int | float) and not isinstance(value, bool):
+        return [shown(value), None]
     if isinstance(value, bool):
         return ["yes" if value else "no", None]
     if isinstance(value, int):
@@ -104,6 +106,9 @@ class Grid(anywidget.AnyWidget):  # type: ignore[misc]
         How many first columns name a row (kept in view when the table scrolls sideways).
     caption, items
         The grid's caption, and what its rows are ("failed turns", "failed problems").
+    formats_by_column
+        How the numbers of some columns show (as the page's table shows them); others are counts
+        with separators or four significant digits.
 
     Examples
     --------
@@ -133,6 +138,7 @@ class Grid(anywidget.AnyWidget):  # type: ignore[misc]
     caption = traitlets.Unicode("").tag(sync=True)
     items = traitlets.Unicode("rows").tag(sync=True)
     empty_text = traitlets.Unicode("").tag(sync=True)
+    selectable = traitlets.Bool(True).tag(sync=True)
 
     def __init__(
         self,
@@ -142,6 +148,7 @@ class Grid(anywidget.AnyWidget):  # type: ignore[misc]
         keys: int = 0,
         caption: str = "",
         items: str = "rows",
+        formats_by_column: Mapping[str, Callable[[Any], str]] | None = None,
         **kwargs: Any,
     ) -> None:
         if len(row_keys) != frame.height:
@@ -155,6 +162,7 @@ class Grid(anywidget.AnyWidget):  # type: ignore[misc]
             .alias(_HAY),
         )
         self._shown = shown
+        self._formats = [(formats_by_column or {}).get(c) for c in shown]
         self._mask: pl.Series | None = None
         self._view = self._frame
         columns = [
@@ -192,7 +200,10 @@ class Grid(anywidget.AnyWidget):  # type: ignore[misc]
             return
         start = self.page * self.page_size
         part = self._view.slice(start, self.page_size)
-        self.rows = [[key, [_cell(v) for v in values]] for key, *values in part.select(_KEY, *self._shown).iter_rows()]
+        self.rows = [
+            [key, [_cell(v, f) for v, f in zip(values, self._formats, strict=True)]]
+            for key, *values in part.select(_KEY, *self._shown).iter_rows()
+        ]
 
     def set_filter(self, mask: pl.Series | None, text: str = "") -> None:
         """Show only the rows where ``mask`` (one boolean per row of the frame) is true, and name
@@ -380,14 +391,7 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ without a kernel, and the page
     def _first_page_html(self) -> str:
-        shown = tables._failed_columns(self._failed.head(FIRST_PAGE), dropped=self._dropped)
         total = self._failed.height
-        table = tables.html_table(
-            shown,
-            caption=f"{self._items.capitalize()} ({formats.count(total)})",
-            css_class="wb-table wb-failed",
-            keys=2 if "turn" in self._dropped else 3,
-        )
         if total > FIRST_PAGE:
             line = (
                 f"The first {formats.count(FIRST_PAGE)} of {formats.count(total)} {self._items}. To browse, search and sort "
@@ -396,7 +400,15 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
             )
         else:
             line = "Run the notebook in JupyterLab with a live kernel (Run All) to sort, search and open each row."
-        return table.markup + str(macro("tables.html.j2", "note", line))
+        return tables.first_page(
+            tables._failed_columns(self._failed.head(FIRST_PAGE), dropped=self._dropped),
+            caption=self.grid.caption or f"{self._items.capitalize()} ({formats.count(total)})",
+            css_class="wb-table wb-failed",
+            total=total,
+            note=line,
+            rows=FIRST_PAGE,
+            keys=2 if "turn" in self._dropped else 3,
+        ).markup
 
     def _page_html(self) -> str:
         if self.slice_name:
@@ -434,6 +446,43 @@ def drilldown(
 ) -> FailedTurns:
     """The failed turns of ``run`` by the groups of ``slice_name``: a menu of groups over the live grid."""
     return FailedTurns(run, store=store, annotator=annotator, limit=limit, slice_name=slice_name)
+
+
+class LiveTable(widgets.VBox):  # type: ignore[misc]
+    """A table of the package (:func:`workbench.views.tables.html_table`'s block) as a grid in a
+    live kernel: the same columns, labels and number formats, paged, searched and sorted; without
+    a kernel and on the page, the block's own forms (its first page; the page's grid)."""
+
+    def __init__(self, block: tables.HtmlBlock) -> None:
+        self.block = block
+        frame, options = block.frame, block.grid_options
+        self.grid = Grid(
+            frame,
+            row_keys=[str(i) for i in range(frame.height)],
+            keys=int(options.get("keys", 0)),
+            caption=str(options.get("caption", "")),
+            items=str(options.get("items", "rows")),
+            formats_by_column=options.get("formats_by_column"),
+            selectable=False,
+        )
+        super().__init__(children=[self.grid])
+        self.add_class("tex2jax_ignore")
+        self.add_class("mathjax_ignore")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle: dict[str, Any] = dict(super()._repr_mimebundle_(**kwargs) or {})
+        bundle.update(self.block._repr_mimebundle_())
+        return bundle
+
+
+def live(block: Any) -> Any:
+    """``block`` (a table of :mod:`workbench.views.tables`) as a :class:`LiveTable` when it has more
+    than :data:`~workbench.views.tables.GRID_ROWS` rows, else as it is (a short table, a sentence,
+    nothing)."""
+    frame = getattr(block, "frame", None)
+    if isinstance(frame, pl.DataFrame) and frame.height > tables.GRID_ROWS:
+        return LiveTable(block)
+    return block
 
 
 #: The signature of a plotly click callback: ``(trace, points, state)``.

@@ -83,6 +83,7 @@ class Lab:
     token: str
     browser: Any
     outside: list[str] = field(default_factory=list)
+    opened: int = 0
 
     def open(self, notebook: str) -> Any:
         """A new 1280x800 page with ``notebook`` (a path under :attr:`root`) open and its kernel idle."""
@@ -97,7 +98,10 @@ class Lab:
                 route.abort()
 
         page.route("**/*", route)
-        page.goto(f"http://127.0.0.1:{self.port}/lab/tree/{notebook}?token={self.token}", timeout=RENDER_TIMEOUT_MS)
+        # a workspace of its own, reset: no tab of an earlier test comes back with its kernel
+        self.opened += 1
+        url = f"http://127.0.0.1:{self.port}/lab/workspaces/w{self.opened}/tree/{notebook}?reset&token={self.token}"
+        page.goto(url, timeout=RENDER_TIMEOUT_MS)
         page.locator(".jp-Notebook").first.wait_for(timeout=RENDER_TIMEOUT_MS)
         # on a busy machine JupyterLab may ask for the kernel before it has read the kernelspecs
         choose = page.locator(".jp-Dialog", has_text="Select Kernel").get_by_role("button", name="Select")
@@ -126,9 +130,19 @@ class Lab:
             page.close()
 
     def run_all(self, page: Any) -> None:
-        """Run every cell of the open notebook (the Run menu's Run All Cells)."""
-        page.get_by_role("menuitem", name="Run", exact=True).click()
-        page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
+        """Run every cell of the open notebook (the Run menu's Run All Cells), again if the first
+        cell has not started within a minute (a kernel still connecting may drop the request)."""
+        started = page.locator(".jp-InputArea-prompt", has_text=re.compile(r"\[(\*|\d+)\]")).first
+        for _ in range(3):
+            page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
+            try:
+                started.wait_for(timeout=60_000)
+                return
+            except Exception:  # noqa: BLE001 - try the menu again
+                continue
+        raise AssertionError("Run All Cells did not start the notebook's first cell in three tries")
 
 
 def template_copy(root: Path, template: str, **parameters: str) -> str:

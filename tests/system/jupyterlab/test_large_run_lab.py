@@ -2,7 +2,7 @@
 
 * A GSM8K-shaped run of 105,520 problems (the ten problems of
   ``tests/fixtures/predictions/gsm8k/plain_id_response_pred_gold.jsonl``, ToRA-Code-34B's outputs
-  with their gold, copied under new ids): the exported page holds at most 2,000 failed rows, the
+  with their gold, copied under new ids in canonical columns; four of the ten are wrong): the exported page holds at most 2,000 failed rows, the
   kernel's grid pages through all of them: its last page ends with the run's last failed row, and
   a search finds a row far past the first 2,000.
 * The saved output of the failed-turns grid opened without its kernel (an executed notebook
@@ -30,7 +30,9 @@ def _large_run(folder: Path) -> Path:
     path = folder / "large-gsm8k.jsonl"
     with path.open("w", encoding="utf-8") as out:
         for i in range(N_PROBLEMS):
-            out.write(json.dumps({**rows[i % len(rows)], "id": i}, ensure_ascii=False) + "\n")
+            row = rows[i % len(rows)]
+            shaped = {"record_id": str(i), "turn": 0, "question": row["prompt"], "raw_output": row["response"]}
+            out.write(json.dumps({**shaped, "gold_answer": row["gold"]}, ensure_ascii=False) + "\n")
     return path
 
 

@@ -137,8 +137,11 @@ function render({ model, el: root }) {
     for (const [key, cells] of model.get("rows")) {
       const tr = el("tr");
       tr.dataset.wbKey = key;
-      tr.tabIndex = 0;
-      tr.title = "Open this row's detail under the grid";
+      if (model.get("selectable")) {
+        tr.tabIndex = 0;
+        tr.title = "Open this row's detail under the grid";
+        tr.classList.add("wb-grid-pick");
+      }
       if (key === selected) tr.classList.add("wb-grid-selected");
       cells.forEach(([text, full], i) => {
         const column = columns[i] || {};
@@ -164,10 +167,12 @@ function render({ model, el: root }) {
         model.set("selected", key);
         model.save_changes();
       };
-      tr.addEventListener("click", choose);
-      tr.addEventListener("keydown", (event) => {
-        if (event.key === "Enter") choose();
-      });
+      if (model.get("selectable")) {
+        tr.addEventListener("click", choose);
+        tr.addEventListener("keydown", (event) => {
+          if (event.key === "Enter") choose();
+        });
+      }
       tbody.append(tr);
     }
     requestAnimationFrame(pin);
