@@ -590,7 +590,7 @@ def slice_table(table: pl.DataFrame, slice_name: str | None = None) -> HtmlBlock
     single = words.slice_item(table) == "problem"
     shown = part.select(
         "system",
-        pl.col("slice").replace_strict({k: v.title for k, v in SLICES.items()}, default=pl.col("slice")),
+        pl.col("slice").cast(pl.String).replace({k: slice_title(k) for k in part["slice"].cast(pl.String).unique()}),
         "group",
         pl.col("n_turns").alias("problems") if single else pl.col("n_turns"),
         "n_correct",

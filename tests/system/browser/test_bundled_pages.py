@@ -206,7 +206,10 @@ def test_on_a_phone_the_failed_turns_grid_shows_the_answers_and_the_reason(bundl
         page = visit(report.result.html, PHONE)
         page.locator("table.wb-failed").scroll_into_view_if_needed()
         grid = _phone_grid(page)
-        wanted = ["record id", "gold answer", "predicted answer", "answer graded", "reason"]
+        # the answers: the gold one and the system's (its answer field, when the outputs have one, and the
+        # answer graded, which may have been extracted from the raw output)
+        wanted = ["record id", "gold answer", "answer graded", "reason"]
+        wanted += ["predicted answer"] if "predicted answer" in grid["cells"] else []
         for label in wanted:
             cell = grid["cells"].get(label)
             assert cell is not None and cell["shown"], f"{report.name}: no {label} in the card: {list(grid['cells'])}"
@@ -222,9 +225,16 @@ _CUT = """() => {
   const selector = 'main th, main td, main caption, main h1, main h2, main h3, main button, main label, '
     + 'main summary, main .wb-count, main .wb-grid-title, main li, main p';
   for (const el of document.querySelectorAll(selector)) {
-    if (!el.checkVisibility({visibilityProperty: true}) || el.closest('td.wb-long')) { continue; }  /* shortened on purpose, whole a click away */
+    /* a long cell is shortened on purpose (its whole text a click away); a grid's caption is for screen readers
+       only (the grid's title above shows it) */
+    if (!el.checkVisibility({visibilityProperty: true}) || el.closest('td.wb-long, .wb-hidden-caption')) { continue; }
     if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).display !== 'inline') {
       cut.push(el.tagName + ': ' + el.textContent.trim().slice(0, 60) + ' (' + el.scrollWidth + ' > ' + el.clientWidth + ')');
+    }
+    /* a caption runs past the box its table scrolls in (cells may: the table scrolls sideways) */
+    const box = el.tagName === 'CAPTION' && el.closest('.wb-scroll');
+    if (box && el.getBoundingClientRect().right > box.getBoundingClientRect().right + 1) {
+      cut.push('CAPTION past its box: ' + el.textContent.trim().slice(0, 60));
     }
   }
   return cut;

@@ -426,7 +426,7 @@
     var differ = !missing(turn.gold_note);
     left.appendChild(facts([
       [differ ? 'gold answer (written)' : 'gold answer', turn.gold],
-      [differ ? 'gold answer (executed)' : 'gold (executed)', turn.gold_executed, true],
+      [differ ? 'gold answer (executed)' : 'gold (executed)', turn.gold_executed === turn.gold ? null : turn.gold_executed, true],
       ['predicted answer', turn.predicted],
       ['answer graded', turn.graded],
       ['verdict', verdict(turn.correct)],
