@@ -3,14 +3,18 @@ undo) over it. Nothing here imports ipywidgets; the views are in ``workbench.wid
 
 Modules, each importing only those before it: ``events`` (what a valid annotation is, which
 ones are in force), ``connections`` (one SQLite connection per store file per process),
-``integrity`` (a store file's header checked, SQLite errors in one line, backup names),
-``store`` (the log itself: :class:`AnnotationStore`), then ``leases`` (an item shown to one
-analyst held for a few minutes, in the store's file), ``recovery`` (rescue a damaged store),
-``csv_import`` and ``session``.
+``url`` (a store's location: a path, ``sqlite:///`` or ``postgresql://``, shown redacted),
+``rows`` (the events table as every backend stores it), ``integrity`` (a store file's header
+checked, SQLite errors in one line, backup names), ``store`` (the SQLite log:
+:class:`AnnotationStore`), ``postgres`` (the same log on a PostgreSQL server), ``backends``
+(:func:`open_store`: the backend chosen by the location), then ``leases`` (an item shown to one
+analyst held for a few minutes, in the store), ``recovery`` (rescue a damaged SQLite store),
+``transfer`` (copy a store into another), ``csv_import`` and ``session``.
 """
 
 from __future__ import annotations
 
+from workbench.annotations.backends import Store, open_store
 from workbench.annotations.csv_import import import_csv, read_annotation_csv
 from workbench.annotations.events import active_annotations, validate_annotation
 from workbench.annotations.session import AnnotationSession, QueueItem, TraceView, TriageItem
@@ -19,6 +23,8 @@ from workbench.annotations.store import DEFAULT_STORE_NAME, AnnotationStore, def
 __all__ = [
     "DEFAULT_STORE_NAME",
     "AnnotationStore",
+    "Store",
+    "open_store",
     "AnnotationSession",
     "QueueItem",
     "TraceView",

@@ -41,12 +41,12 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, TypeVar
 
 from workbench.annotations.integrity import _sqlite_error
-from workbench.annotations.store import AnnotationStore
 
-__all__ = ["LEASE_SECONDS", "Key", "acquire", "release", "release_owner", "holder", "held_by_others"]
+__all__ = ["LEASE_SECONDS", "Key", "SqliteLeases", "acquire", "release", "release_owner", "holder", "held_by_others"]
 
 #: How long an item shown to one analyst is kept from the others (renewed while they act on it).
 LEASE_SECONDS = 300.0
@@ -78,9 +78,36 @@ _LATEST = (
 )
 #: The latest row of every key.
 _ALL_LATEST = (
-    "SELECT l.record_id, l.turn, l.system, l.kind, l.expires, l.owner FROM leases l "
+    "SELECT l.record_id, l.turn, l.system, l.kind, l.expires, l.owner, l.annotator FROM leases l "
     "JOIN (SELECT MAX(lease_id) AS last FROM leases GROUP BY record_id, turn, system) m ON l.lease_id = m.last"
 )
+
+
+T = TypeVar("T")
+
+
+class LeaseTable(Protocol):
+    """What a backend's ``store.leases()`` gives: the three operations the functions below use."""
+
+    def take(self, key: Key, *, owner: str, annotator: str, now: float, seconds: float) -> bool: ...
+    def give_back(self, key: Key, *, owner: str, now: float) -> bool: ...
+    def live(self, now: float) -> dict[Key, tuple[str, str]]: ...
+
+
+class Leased(Protocol):
+    """A store with leases (every backend's store)."""
+
+    def leases(self) -> LeaseTable: ...
+
+
+class _SqliteFile(Protocol):
+    """What :class:`SqliteLeases` uses of the SQLite store (its write transaction and connection)."""
+
+    path: Any
+    _lock: Any
+
+    def _connection(self) -> sqlite3.Connection: ...
+    def _write(self, body: Callable[[sqlite3.Connection], T]) -> T: ...
 
 
 def _stamp(now: float) -> str:
@@ -102,86 +129,107 @@ def _live(row: tuple[object, ...] | None, now: float) -> bool:
     return row is not None and row[0] == "lease" and float(row[1]) > now  # type: ignore[arg-type]
 
 
-def _read(store: AnnotationStore, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
-    store._connection()
-    with store._lock:
-        conn = store._connection()
-        try:
+class SqliteLeases:
+    """The leases of an SQLite store, in its file (see the module's description).
+
+    Every backend's store gives one from ``store.leases()`` with these three methods; the module's
+    functions are written against them only.
+    """
+
+    def __init__(self, store: _SqliteFile) -> None:
+        self.store = store
+
+    def _read(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+        store = self.store
+        store._connection()
+        with store._lock:
+            conn = store._connection()
+            try:
+                if not _has_table(conn):
+                    return []
+                return conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise _sqlite_error(store.path, exc, "reading the leases") from None
+
+    def take(self, key: Key, *, owner: str, annotator: str, now: float, seconds: float) -> bool:
+        """Lease ``key`` to ``owner`` unless another owner holds a live lease (check and write in one transaction)."""
+        record_id, turn, system = key
+
+        def body(conn: sqlite3.Connection) -> bool:
+            _ensure_table(conn)
+            latest = conn.execute(_LATEST, (record_id, turn, system)).fetchone()
+            if _live(latest, now) and latest[2] != owner:
+                return False
+            conn.execute(
+                "INSERT INTO leases (kind, created_at, at, expires, owner, annotator, record_id, turn, system) "
+                "VALUES ('lease', ?, ?, ?, ?, ?, ?, ?, ?)",
+                (_stamp(now), now, now + seconds, owner, annotator, record_id, turn, system),
+            )
+            return True
+
+        return self.store._write(body)
+
+    def give_back(self, key: Key, *, owner: str, now: float) -> bool:
+        """Release ``key`` when ``owner`` holds its live lease; True when it did."""
+        record_id, turn, system = key
+
+        def body(conn: sqlite3.Connection) -> bool:
             if not _has_table(conn):
-                return []
-            return conn.execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise _sqlite_error(store.path, exc, "reading the leases") from None
+                return False
+            latest = conn.execute(_LATEST, (record_id, turn, system)).fetchone()
+            if not _live(latest, now) or latest[2] != owner:
+                return False
+            conn.execute(
+                "INSERT INTO leases (kind, created_at, at, expires, owner, annotator, record_id, turn, system) "
+                "VALUES ('release', ?, ?, NULL, ?, ?, ?, ?, ?)",
+                (_stamp(now), now, owner, latest[3], record_id, turn, system),
+            )
+            return True
+
+        return self.store._write(body)
+
+    def live(self, now: float) -> dict[Key, tuple[str, str]]:
+        """Every key with a live lease at ``now``: its (owner, annotator)."""
+        return {
+            (str(r), int(t), None if s is None else str(s)): (str(who), str(name))  # type: ignore[call-overload]
+            for r, t, s, kind, expires, who, name in self._read(_ALL_LATEST)
+            if _live((kind, expires), now)
+        }
 
 
-def acquire(
-    store: AnnotationStore, key: Key, *, owner: str, annotator: str, now: float, seconds: float = LEASE_SECONDS
-) -> bool:
+def acquire(store: Leased, key: Key, *, owner: str, annotator: str, now: float, seconds: float = LEASE_SECONDS) -> bool:
     """Lease ``key`` to ``owner`` until ``now + seconds``; False (nothing written) when another
     owner holds a live lease on it. The owner's own lease is renewed.
 
     Check and write are one transaction: of two sessions (or processes) asking for one key at
     once, exactly one gets it.
     """
-    record_id, turn, system = key
-
-    def body(conn: sqlite3.Connection) -> bool:
-        _ensure_table(conn)
-        latest = conn.execute(_LATEST, (record_id, turn, system)).fetchone()
-        if _live(latest, now) and latest[2] != owner:
-            return False
-        conn.execute(
-            "INSERT INTO leases (kind, created_at, at, expires, owner, annotator, record_id, turn, system) "
-            "VALUES ('lease', ?, ?, ?, ?, ?, ?, ?, ?)",
-            (_stamp(now), now, now + seconds, owner, annotator, record_id, turn, system),
-        )
-        return True
-
-    return store._write(body)
+    return store.leases().take(key, owner=owner, annotator=annotator, now=now, seconds=seconds)
 
 
-def release(store: AnnotationStore, key: Key, *, owner: str, now: float) -> bool:
-    """Give ``key`` back (a ``release`` row) when ``owner`` holds its latest lease; True when it did."""
-    record_id, turn, system = key
-
-    def body(conn: sqlite3.Connection) -> bool:
-        if not _has_table(conn):
-            return False
-        latest = conn.execute(_LATEST, (record_id, turn, system)).fetchone()
-        if not _live(latest, now) or latest[2] != owner:
-            return False
-        conn.execute(
-            "INSERT INTO leases (kind, created_at, at, expires, owner, annotator, record_id, turn, system) "
-            "VALUES ('release', ?, ?, NULL, ?, ?, ?, ?, ?)",
-            (_stamp(now), now, owner, latest[3], record_id, turn, system),
-        )
-        return True
-
-    return store._write(body)
+def release(store: Leased, key: Key, *, owner: str, now: float) -> bool:
+    """Give ``key`` back when ``owner`` holds its latest lease; True when it did."""
+    return store.leases().give_back(key, owner=owner, now=now)
 
 
-def release_owner(store: AnnotationStore, *, owner: str, now: float) -> int:
+def release_owner(store: Leased, *, owner: str, now: float) -> int:
     """Give back every live lease of ``owner`` (a session closing); return how many."""
-    held = [
-        (str(r), int(t), None if s is None else str(s))  # type: ignore[call-overload]
-        for r, t, s, kind, expires, who in _read(store, _ALL_LATEST)
-        if who == owner and _live((kind, expires), now)
-    ]
-    return sum(release(store, key, owner=owner, now=now) for key in held)
+    table = store.leases()
+    held = [key for key, (who, _name) in table.live(now).items() if who == owner]
+    return sum(table.give_back(key, owner=owner, now=now) for key in held)
 
 
-def holder(store: AnnotationStore, key: Key, *, now: float) -> str | None:
+def holder(store: Leased, key: Key, *, now: float) -> str | None:
     """The annotator holding a live lease on ``key`` at ``now`` (None: free)."""
-    rows = _read(store, _LATEST, tuple(key))
-    return str(rows[0][3]) if rows and _live(rows[0], now) else None
+    found = store.leases().live(now).get(tuple(key))  # type: ignore[arg-type]
+    return None if found is None else found[1]
 
 
-def held_by_others(store: AnnotationStore, *, owner: str, now: float, keys: Iterable[Key] | None = None) -> set[Key]:
+def held_by_others(store: Leased, *, owner: str, now: float, keys: Iterable[Key] | None = None) -> set[Key]:
     """The keys (of ``keys``, or all) with a live lease at ``now`` held by anyone but ``owner``."""
     wanted = None if keys is None else set(keys)
-    held: set[Key] = set()
-    for r, t, s, kind, expires, who in _read(store, _ALL_LATEST):
-        key = (str(r), int(t), None if s is None else str(s))  # type: ignore[call-overload]
-        if who != owner and _live((kind, expires), now) and (wanted is None or key in wanted):
-            held.add(key)
-    return held
+    return {
+        key
+        for key, (who, _name) in store.leases().live(now).items()
+        if who != owner and (wanted is None or key in wanted)
+    }

@@ -48,7 +48,7 @@ import polars as pl
 
 from workbench.analysis.slices import SLICES, in_group
 from workbench.annotations import leases
-from workbench.annotations.store import AnnotationStore
+from workbench.annotations.backends import Store, open_store
 from workbench.errors import UsageError
 from workbench.grading.compare import answer_text
 from workbench.grading.program import ProgramSyntaxError, execute_program, literal_numbers, parse_program, trace_lines
@@ -181,18 +181,18 @@ def _release_at_exit() -> None:
     behind by a killed process simply expires."""
     for path, owner in sorted(_AT_EXIT):
         try:
-            with AnnotationStore(path, create=False) as store:
+            with open_store(path, create=False) as store:
                 leases.release_owner(store, owner=owner, now=time.time())
         except Exception:  # at exit the file may be gone or locked: the leases then expire
             continue
 
 
-def _process_owner(annotator: str, store: AnnotationStore) -> str:
+def _process_owner(annotator: str, store: Store) -> str:
     with _OWNERS_LOCK:
         if not _AT_EXIT:
             atexit.register(_release_at_exit)
         owner = _OWNERS.setdefault(annotator, f"{os.getpid()}-{secrets.token_hex(6)}")
-        _AT_EXIT.add((str(store.path), owner))
+        _AT_EXIT.add((store.location.url, owner))
         return owner
 
 
@@ -231,7 +231,7 @@ class AnnotationSession:
 
     def __init__(
         self,
-        store: AnnotationStore,
+        store: Store,
         run: Run,
         queue: Sequence[QueueItem],
         *,
@@ -270,7 +270,7 @@ class AnnotationSession:
     @classmethod
     def from_slice(
         cls,
-        store: AnnotationStore,
+        store: Store,
         run: Run,
         *,
         annotator: str,
@@ -324,7 +324,7 @@ class AnnotationSession:
     @classmethod
     def from_checks(
         cls,
-        store: AnnotationStore,
+        store: Store,
         run: Run,
         *,
         annotator: str,
@@ -603,10 +603,7 @@ class AnnotationSession:
         )
 
     def __repr__(self) -> str:
-        return (
-            f"AnnotationSession({self.annotator!r}, {self.total} items, position {self._position}, "
-            f"store {self.store.path.name!r})"
-        )
+        return f"AnnotationSession({self.annotator!r}, {self.total} items, position {self._position}, {self.store!r})"
 
 
 #: The queues a triage session can be opened on.
@@ -614,7 +611,7 @@ QUEUES = ("checks", "failed")
 
 
 def session_for(
-    store: AnnotationStore,
+    store: Store,
     run: Run,
     *,
     annotator: str,

@@ -28,15 +28,13 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
-import hashlib
-import json
 import numbers
 import os
 import secrets
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -63,58 +61,20 @@ from workbench.annotations.integrity import (
     _sqlite_error,
     backup_name,
 )
+from workbench.annotations.leases import SqliteLeases
+from workbench.annotations.rows import INSERT_COLUMNS as _INSERT_COLUMNS
+from workbench.annotations.rows import events_ddl, events_frame, snapshot_of
+from workbench.annotations.rows import now as _now
+from workbench.annotations.url import StoreLocation, parse_location
 from workbench.errors import InputError, UsageError
 from workbench.io.atomic import fsync_dir
-from workbench.schema import (
-    ANNOTATION_CATEGORIES,
-    ANNOTATION_EVENTS,
-    ANNOTATION_KINDS,
-    ANNOTATION_SCHEMA_VERSION,
-)
+from workbench.schema import ANNOTATION_EVENTS, ANNOTATION_SCHEMA_VERSION
 
 __all__ = ["DEFAULT_STORE_NAME", "default_store_path", "AnnotationStore"]
 
 #: File name of the store beside a run's graded outputs.
 DEFAULT_STORE_NAME = "annotations.sqlite"
-#: Columns written by an INSERT (``event_id`` is assigned by SQLite).
-_INSERT_COLUMNS = tuple(ANNOTATION_EVENTS)[1:]
-
 T = TypeVar("T")
-
-
-def _sql_list(values: Iterable[str]) -> str:
-    return ", ".join(f"'{v}'" for v in values)
-
-
-_CREATE_EVENTS = f"""
-CREATE TABLE events (
-    event_id INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind TEXT NOT NULL CHECK (kind IN ({_sql_list(ANNOTATION_KINDS)})),
-    created_at TEXT NOT NULL,
-    annotator TEXT NOT NULL CHECK (length(trim(annotator)) > 0),
-    record_id TEXT NOT NULL CHECK (length(trim(record_id)) > 0),
-    turn INTEGER NOT NULL CHECK (typeof(turn) = 'integer' AND turn >= 0),
-    system TEXT,
-    category TEXT CHECK (category IN ({_sql_list(ANNOTATION_CATEGORIES)})),
-    corrected_answer TEXT,
-    corrected_program TEXT,
-    note TEXT,
-    exclude INTEGER NOT NULL DEFAULT 0 CHECK (exclude IN (0, 1)),
-    retracts INTEGER REFERENCES events (event_id),
-    CHECK ((kind = 'annotation' AND category IS NOT NULL AND retracts IS NULL)
-        OR (kind = 'retraction' AND category IS NULL AND retracts IS NOT NULL))
-)
-"""
-_CREATE_INDEXES = (
-    "CREATE INDEX events_key ON events (record_id, turn, system)",
-    # one retraction per event, enforced by the file itself (also across processes)
-    "CREATE UNIQUE INDEX events_retracts ON events (retracts) WHERE retracts IS NOT NULL",
-)
-#: How the SQLite columns read back before they are cast to :data:`ANNOTATION_EVENTS`.
-_RAW_SCHEMA = {
-    name: (pl.Int64() if name in ("event_id", "turn", "exclude", "retracts") else pl.String())
-    for name in ANNOTATION_EVENTS
-}
 
 
 def default_store_path(graded_dir: str | Path) -> Path:
@@ -129,10 +89,6 @@ def default_store_path(graded_dir: str | Path) -> Path:
 
 
 # --------------------------------------------------------------------------- the store
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
-
-
 def _open_shared(store: AnnotationStore, create: bool) -> _Connection:
     """The connection ``store`` uses: the process's open one to its file, or a new one
     (the file's bytes are checked first, and a missing file is created). Call under the registry lock."""
@@ -178,8 +134,7 @@ def _create_store_file(path: Path) -> None:
             try:
                 conn.execute("PRAGMA synchronous = FULL")
                 conn.execute("BEGIN IMMEDIATE")
-                conn.execute(_CREATE_EVENTS)
-                for statement in _CREATE_INDEXES:
+                for statement in events_ddl("sqlite"):
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {ANNOTATION_SCHEMA_VERSION}")
                 conn.execute("COMMIT")
@@ -255,11 +210,26 @@ class AnnotationStore:
     """
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
-        self.path = Path(path)
+        location = parse_location(path)  # a server URL is never taken for a folder name
+        if location.path is None:
+            raise UsageError(
+                f"AnnotationStore is the SQLite store, and {location.display!r} is a server. "
+                "Fix: open it with workbench.annotations.open_store(url)"
+            )
+        self.path = location.path
         self._shared: _Connection | None = None
         with _registry():
             self._shared = _open_shared(self, create)
         self._lock = self._shared.lock
+
+    @property
+    def location(self) -> StoreLocation:
+        """Where the store is (its ``display`` is the path, for messages)."""
+        return parse_location(self.path)
+
+    def leases(self) -> SqliteLeases:
+        """The store's leases (:mod:`workbench.annotations.leases`), kept in its file."""
+        return SqliteLeases(self)
 
     def _connect(self, create: bool) -> None:
         """Open and set up this process's connection to the file (there is none yet)."""
@@ -375,8 +345,7 @@ class AnnotationStore:
             raise UsageError(
                 f"{self.path} is empty, not an annotation store. Fix: open it with create=True to start one"
             )
-        conn.execute(_CREATE_EVENTS)
-        for statement in _CREATE_INDEXES:
+        for statement in events_ddl("sqlite"):
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {ANNOTATION_SCHEMA_VERSION}")
 
@@ -555,6 +524,13 @@ class AnnotationStore:
 
         return self._write(body)
 
+    def append_events(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Append raw events (:data:`ANNOTATION_EVENTS` order) with their own event ids, all or
+        none, in one transaction (``workbench annotations copy``; a retraction's target comes first)."""
+        columns = tuple(ANNOTATION_EVENTS)
+        sql = f"INSERT INTO events ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        self._write(lambda conn: conn.executemany(sql, [tuple(row) for row in rows]))
+
     # ----------------------------------------------------------------- reading
     def _rows(self) -> list[tuple[Any, ...]]:
         self._connection()
@@ -567,14 +543,7 @@ class AnnotationStore:
 
     def events(self) -> pl.DataFrame:
         """Every event, in the order the store received them (:data:`ANNOTATION_EVENTS` schema)."""
-        raw = pl.DataFrame(self._rows(), schema=_RAW_SCHEMA, orient="row")
-        return raw.with_columns(
-            pl.col("kind").cast(ANNOTATION_EVENTS["kind"]),
-            pl.col("created_at").str.to_datetime("%Y-%m-%dT%H:%M:%S%.f%:z", time_unit="us").dt.convert_time_zone("UTC"),
-            pl.col("turn").cast(pl.Int32),
-            pl.col("category").cast(ANNOTATION_EVENTS["category"]),
-            pl.col("exclude").cast(pl.Boolean),
-        ).select(pl.col(name).cast(dtype) for name, dtype in ANNOTATION_EVENTS.items())
+        return events_frame(self._rows())
 
     def active(self) -> pl.DataFrame:
         """The annotations in force (:func:`active_annotations` of :meth:`events`)."""
@@ -583,11 +552,7 @@ class AnnotationStore:
     def snapshot(self) -> dict[str, Any]:
         """What the store holds now: ``n_events``, ``max_event_id`` (0 when empty), and a
         ``sha256`` of every event's content (changes whenever an event is added)."""
-        rows = self._rows()
-        digest = hashlib.sha256()
-        for row in rows:
-            digest.update(json.dumps(list(row), ensure_ascii=False).encode("utf-8") + b"\n")
-        return {"n_events": len(rows), "max_event_id": rows[-1][0] if rows else 0, "sha256": digest.hexdigest()}
+        return snapshot_of(self._rows())
 
     # ----------------------------------------------------------------- backups
     def backup(self, directory: str | Path | None = None) -> Path:
@@ -678,4 +643,12 @@ class AnnotationStore:
 
     def __repr__(self) -> str:
         state = "closed" if self._shared is None else "open"
-        return f"AnnotationStore({str(self.path)!r}, {state})"
+        return f"AnnotationStore({_shown(self.path)!r}, {state})"
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a repr shows it: relative to the working folder, else its name (never absolute)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return path.name
