@@ -1,92 +1,17 @@
-"""A throwaway PostgreSQL cluster for the server-store tests (Debian's ``postgresql`` package).
-
-One cluster per test session: ``initdb`` into a temporary folder, ``pg_ctl start`` on a free
-loopback port with its Unix socket in that folder, removed after. PostgreSQL refuses to run as
-root, so as root the cluster runs as the ``postgres`` user (the folder is given to it). Local
-(socket) logins are trusted; TCP logins need the password, so tests can check a wrong one.
-Without PostgreSQL every test here is skipped with one line saying how to install it.
-"""
+"""Fixtures: one throwaway PostgreSQL cluster per session (pg_harness.py), a fresh database per test.
+Without PostgreSQL every test here is skipped with one line saying how to install it."""
 
 from __future__ import annotations
 
-import glob
 import os
 import pwd
-import secrets
 import shutil
-import socket
-import subprocess
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-INSTALL = "PostgreSQL is not installed: apt-get install -y postgresql (Debian) to run the server-store tests"
-#: The superuser's password (TCP logins only).
-PASSWORD = "s3cret-" + secrets.token_hex(4)
-
-
-def _bin() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    return Path(found[-1]).parent if found else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Cluster:
-    """A running throwaway cluster."""
-
-    bin: Path
-    folder: Path
-    port: int
-    as_user: list[str]
-
-    @property
-    def socket_dir(self) -> Path:
-        return self.folder / "sock"
-
-    def _run(self, *args: str) -> None:
-        subprocess.run([*self.as_user, *args], check=True, capture_output=True, cwd="/")
-
-    def start(self) -> None:
-        options = f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1 -c fsync=on"
-        self._run(
-            str(self.bin / "pg_ctl"),
-            "-D",
-            str(self.folder / "data"),
-            "-l",
-            str(self.folder / "log"),
-            "-o",
-            options,
-            "-w",
-            "start",
-        )
-
-    def stop(self, mode: str = "fast") -> None:
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", mode, "-w", "stop")
-
-    def url(self, database: str) -> str:
-        """A URL over the Unix socket (trusted: no password)."""
-        return f"postgresql://postgres@/{database}?host={self.socket_dir}&port={self.port}"
-
-    def tcp_url(self, database: str, *, user: str = "postgres") -> str:
-        """A URL over loopback TCP (the password comes from PGPASSWORD)."""
-        return f"postgresql://{user}@127.0.0.1:{self.port}/{database}"
-
-    def new_database(self) -> str:
-        import psycopg
-
-        name = "t_" + secrets.token_hex(6)
-        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name}")
-        return name
+from pg_harness import INSTALL, PASSWORD, Cluster, _bin, _free_port
 
 
 @pytest.fixture(scope="session")

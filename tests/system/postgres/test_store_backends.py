@@ -108,3 +108,40 @@ def test_the_repr_shows_no_absolute_path_and_no_password(location: str, monkeypa
         shown = repr(store)
     assert "/tmp/" not in shown.split("?")[0] and "s3cret" not in shown
     assert shown.endswith("open)")
+
+
+def test_copy_sqlite_to_postgresql_and_back_keeps_everything_and_twice_adds_nothing(
+    tmp_path: Path, pg_url: str
+) -> None:
+    from workbench.annotations.transfer import copy_events
+
+    with open_store(tmp_path / "a.sqlite") as source:
+        ids = [
+            source.annotate(annotator="ana", record_id="r", turn=t, category="other", note=f"-{t}") for t in range(4)
+        ]
+        source.retract(ids[1], annotator="bo")
+        with open_store(pg_url) as server, open_store(f"sqlite:///{tmp_path / 'back.sqlite'}") as back:
+            there = copy_events(source, server)
+            home = copy_events(server, back)
+            assert (there.added, home.added, there.kept_ids) == (5, 5, True)
+            assert source.snapshot() == server.snapshot() == back.snapshot()
+            assert back.active().equals(source.active())
+            assert copy_events(source, server).added == 0 and copy_events(server, back).added == 0
+            # the server goes on numbering after the copied ids
+            assert server.annotate(annotator="cy", record_id="r", turn=9, category="other") == 6
+
+
+def test_a_store_merged_into_another_is_renumbered_with_its_retractions(location: str, tmp_path: Path) -> None:
+    from workbench.annotations.transfer import copy_events
+
+    with open_store(tmp_path / "team-b.sqlite") as other, open_store(location) as store:
+        store.annotate(annotator="ana", record_id="r", turn=0, category="other")
+        theirs = other.annotate(annotator="bo", record_id="s", turn=1, category="mislabel")
+        other.retract(theirs, annotator="bo")
+        other.annotate(annotator="bo", record_id="s", turn=1, category="missing_value")
+        merged = copy_events(other, store)
+        assert (merged.added, merged.kept_ids) == (3, False)
+        events = store.events().select("event_id", "annotator", "retracts").rows()
+        assert events == [(1, "ana", None), (2, "bo", None), (3, "bo", 2), (4, "bo", None)]
+        assert store.active().select("record_id", "category").rows() == [("r", "other"), ("s", "missing_value")]
+        assert copy_events(other, store).added == 0
