@@ -117,6 +117,10 @@ class HtmlBlock:
     def __init__(self, markup: str, notebook: str | None = None) -> None:
         self.markup = markup
         self.notebook = notebook
+        #: The rows of a table made by :func:`html_table`, and how it shows them (caption, keys,
+        #: number formats): what a live kernel's grid (:func:`workbench.widgets.grid.live`) pages.
+        self.frame: pl.DataFrame | None = None
+        self.grid_options: dict[str, Any] = {}
 
     def _repr_html_(self) -> str:
         return no_maths(self.markup if self.notebook is None else self.notebook)
@@ -342,7 +346,10 @@ def html_table(
     notebook = first_page(
         frame, caption=caption, css_class=css_class, note=browse, formats_by_column=how, keys=keys
     ).markup
-    return HtmlBlock(str(markup), notebook)
+    block = HtmlBlock(str(markup), notebook)
+    block.frame = frame
+    block.grid_options = {"caption": caption, "keys": keys, "formats_by_column": dict(how)}
+    return block
 
 
 def headline(summary: dict[str, dict[str, Any]], metrics: Sequence[MetricSpec] = HEADLINE_METRICS) -> HtmlBlock:

@@ -168,3 +168,20 @@ def test_graders_disagree_lists_only_where_the_policies_disagree(run: Run, tmp_p
             drill.grid.caption
             == "The grading policies agree on every failed turn: none to list by grader disagreement."
         )
+
+
+def test_a_long_table_of_the_package_is_a_live_grid_with_its_formats(run: Run) -> None:
+    from workbench.analysis import slices
+    from workbench.views import tables
+
+    block = tables.slice_table(slices.slice_accuracy(run.turns, n_boot=20))
+    table = grid.live(block)
+    assert isinstance(table, grid.LiveTable) and table.grid.total == block.frame.height > 15
+    assert [c["label"] for c in table.grid.columns] == [tables.label(c) for c in block.frame.columns]
+    overall = table.grid.rows[0][1]
+    assert any(re.fullmatch(r"\d+\.\d% \[\d+\.\d%, \d+\.\d%\]", text or "") for text, _ in overall)
+    assert not table.grid.selectable
+    bundle = table._repr_mimebundle_()
+    assert bundle["text/html"] == block._repr_mimebundle_()["text/html"] and bundle[PAGE_MIME] == block.markup
+    short = tables.html_table(pl.DataFrame({"a": range(3)}))
+    assert grid.live(short) is short and grid.live(None) is None
