@@ -26,8 +26,9 @@ from typing import TypeAlias
 from workbench.annotations.postgres import PostgresStore
 from workbench.annotations.store import AnnotationStore
 from workbench.annotations.url import StoreLocation, parse_location
+from workbench.config import annotation_store_path
 
-__all__ = ["Store", "open_store"]
+__all__ = ["Store", "open_store", "store_location"]
 
 #: Any annotation store (the interface every caller uses).
 Store: TypeAlias = "AnnotationStore | PostgresStore"
@@ -54,3 +55,15 @@ def open_store(location: str | Path | StoreLocation, *, create: bool = True) -> 
     if found.path is not None:
         return AnnotationStore(found.path, create=create)
     return PostgresStore(found, create=create)
+
+
+def store_location(value: str | Path = "") -> StoreLocation:
+    """The store a user named (a parameter, ``--store``, ``--annotations``): ``value`` parsed, or
+    the default file :func:`workbench.config.annotation_store_path` when it is empty.
+
+    Examples
+    --------
+    >>> store_location("postgresql://ana:pw@db/triage").display, store_location().path.name
+    ('postgresql://ana:***@db/triage', 'annotations.sqlite')
+    """
+    return parse_location(value) if str(value).strip() else parse_location(annotation_store_path())

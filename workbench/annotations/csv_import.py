@@ -10,7 +10,6 @@ from typing import Any
 from workbench.annotations.events import _check
 from workbench.annotations.store import AnnotationStore
 from workbench.errors import InputError
-from workbench.io.csvsafe import is_formula_cell
 from workbench.io.jsonfiles import read_text, shown_values
 
 __all__ = ["CSV_COLUMNS", "read_annotation_csv", "import_csv"]
@@ -58,23 +57,16 @@ def _csv_exclude(text: str, file: str, location: str) -> bool:
     return _EXCLUDE_WORDS[word]
 
 
-#: Text fields of an imported annotation that a spreadsheet could have filled with a formula.
-_FORMULA_FIELDS = ("corrected_answer", "corrected_program", "note")
+#: Free-text fields of an imported annotation.
+_TEXT_FIELDS = ("corrected_answer", "corrected_program", "note")
 
 
-def _csv_text(text: str, name: str, file: str, location: str) -> str | None:
-    """An optional text value of an annotation CSV; a spreadsheet formula is refused."""
+def _csv_text(text: str) -> str | None:
+    """An optional text value of an annotation CSV, stored as written (empty: not given).
 
-    if is_formula_cell(text):
-        lead = {"\t": "tab", "\r": "carriage return"}.get(text[0], repr(text[0]))
-        article = "a " if text[0] in "\t\r" else ""
-        raise InputError(
-            file,
-            f"{_shown(text)} is a spreadsheet formula (it begins with {article}{lead} and is not a number), not a value",
-            location=location,
-            field=name,
-            fix=f"write the value itself instead of the formula (or remove the leading {lead})",
-        )
+    Text read is data: a note such as ``- missing value`` or ``@alice please check`` is kept
+    byte for byte. The defence against spreadsheet formulas is at CSV output, where every
+    formula-looking cell is written inert (:func:`workbench.io.csvsafe.write_csv`)."""
     return text or None
 
 
@@ -89,10 +81,9 @@ def read_annotation_csv(path: str | Path, *, annotator: str | None = None) -> li
     Columns: ``record_id``, ``turn``, ``category`` (required); ``annotator`` (or the
     argument, used where the column is missing or empty), ``system``, ``corrected_answer``,
     ``corrected_program``, ``note``, ``exclude`` (``true/false/1/0/yes/no``, empty is false).
-    A quoted value may span lines (a note of several lines). A ``corrected_answer``,
-    ``corrected_program`` or ``note`` that is a spreadsheet formula (it begins with ``=``, ``+``,
-    ``-``, ``@``, a tab or a carriage return and is not a number, see
-    :func:`workbench.io.csvsafe.is_formula_cell`) is refused: a spreadsheet would have run it.
+    A quoted value may span lines (a note of several lines). Text is stored as written, even
+    when it begins with ``=``, ``+``, ``-`` or ``@`` ("- missing value", "@alice please check"):
+    every CSV the workbench writes quotes such cells (:func:`workbench.io.csvsafe.write_csv`).
 
     Returns
     -------
@@ -113,13 +104,9 @@ def read_annotation_csv(path: str | Path, *, annotator: str | None = None) -> li
     >>> _ = csv_path.write_text('record_id,turn,category,note\\nr1,0,other,"two\\nlines"\\n')
     >>> [(row["record_id"], row["note"]) for row in read_annotation_csv(csv_path, annotator="ana")]
     [('r1', 'two\\nlines')]
-    >>> _ = csv_path.write_text('record_id,turn,category,corrected_answer\\nr1,0,other,"=HYPERLINK(""http://x"",""y"")"\\n')
-    >>> read_annotation_csv(csv_path, annotator="ana")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    workbench.errors.InputError: ...a.csv: line 2: field 'corrected_answer': '=HYPERLINK("http://x","y")' is a \
-spreadsheet formula (it begins with '=' and is not a number), not a value. Fix: write the value itself instead of the \
-formula (or remove the leading '=')
+    >>> _ = csv_path.write_text('record_id,turn,category,note\\nr1,0,other,- missing value\\nr2,0,other,@alice please check\\n')
+    >>> [row["note"] for row in read_annotation_csv(csv_path, annotator="ana")]
+    ['- missing value', '@alice please check']
     """
     path = Path(path)
     file = str(path)
@@ -216,8 +203,8 @@ formula (or remove the leading '=')
                 "exclude": _csv_exclude(text.get("exclude", ""), file, location),
                 "system": text.get("system") or None,
             }
-            for name in _FORMULA_FIELDS:
-                values[name] = _csv_text(text.get(name, ""), name, file, location)
+            for name in _TEXT_FIELDS:
+                values[name] = _csv_text(text.get(name, ""))
             _check(values, file, location)
             rows.append(values)
     return rows

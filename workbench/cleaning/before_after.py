@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from workbench.annotations.store import AnnotationStore
+from workbench.annotations.backends import open_store
+from workbench.annotations.url import parse_location
 from workbench.cleaning.plan import apply_annotations
 from workbench.errors import UsageError
 from workbench.schema import ACTIVE_ANNOTATIONS
@@ -44,7 +45,8 @@ def read_annotation_store(path: str | Path) -> tuple[pl.DataFrame, dict[str, Any
     Raises
     ------
     UsageError
-        When a path is given and there is no store there.
+        When a path is given and there is no store there (a ``postgresql://`` URL is read
+        from the server; the manifest's ``path`` is the URL without its password).
 
     Examples
     --------
@@ -55,14 +57,14 @@ def read_annotation_store(path: str | Path) -> tuple[pl.DataFrame, dict[str, Any
     if not str(path).strip():
         return pl.DataFrame(schema=ACTIVE_ANNOTATIONS), None
 
-    target = Path(path)
-    if not target.exists():
+    location = parse_location(path)  # a postgresql:// URL is a server, never a folder name
+    if location.path is not None and not location.path.exists():
         raise UsageError(
-            f"no annotation store at {target}. Fix: give the SQLite file the triage notebook or "
-            "`workbench annotations import` wrote, or leave the parameter empty"
+            f"no annotation store at {location.display}. Fix: give the SQLite file (or postgresql:// URL) the "
+            "triage notebook or `workbench annotations import` wrote, or leave the parameter empty"
         )
-    with AnnotationStore(target, create=False) as store:
-        return store.active(), {"path": str(path), **store.snapshot()}
+    with open_store(location, create=False) as store:
+        return store.active(), {"path": location.display, **store.snapshot()}
 
 
 def _scores(turns: pl.DataFrame, suffix: str) -> pl.DataFrame:

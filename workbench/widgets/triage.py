@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import ipywidgets as widgets
 
+from workbench.annotations.backends import Store, store_location
+from workbench.annotations.backends import open_store as _open_store
 from workbench.annotations.session import session_for
-from workbench.annotations.store import AnnotationStore
 from workbench.config import RunConfig, annotation_store_path
 from workbench.errors import InputError, UsageError, WorkbenchError
 from workbench.pipeline.run import Run, grade_run, open_or_grade
@@ -48,7 +49,6 @@ from workbench.views.turn_detail import marked_pieces as _segments
 
 if TYPE_CHECKING:
     from workbench.annotations.session import AnnotationSession, TriageItem
-    from workbench.annotations.store import AnnotationStore
 
 __all__ = [
     "TriageView",
@@ -80,9 +80,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 # --------------------------------------------------------------------------- store and session
-def open_store(path: str | Path = "") -> AnnotationStore:
-    """Open (or create, with its directory) the annotation store at ``path`` (empty: the default,
-    :func:`workbench.config.annotation_store_path`).
+def open_store(path: str | Path = "") -> Store:
+    """Open (or create) the annotation store at ``path``: a SQLite file (or ``sqlite:///path``,
+    created with its folder), a ``postgresql://user@host:port/db`` URL (the password from
+    ``PGPASSWORD``, ``~/.pgpass`` or a service file), or empty for the default,
+    :func:`workbench.config.annotation_store_path`.
 
     Calling it again in the same kernel (the template's cell run twice) is safe: every store
     opened on one file shares the process's one connection to it (see
@@ -95,8 +97,7 @@ def open_store(path: str | Path = "") -> AnnotationStore:
     ...     store.snapshot()["n_events"]
     0
     """
-
-    return AnnotationStore(annotation_store_path(path))
+    return _open_store(store_location(path))
 
 
 #: The folder beside the store that keeps one graded folder per set of inputs.
@@ -123,7 +124,7 @@ def _inputs_key(config: RunConfig) -> str:
     return hashlib.sha256(json.dumps(described, default=str).encode("utf-8")).hexdigest()[:16]
 
 
-def load_run(config: RunConfig, graded_dir: str | Path = "", *, store: AnnotationStore | None = None) -> Run:
+def load_run(config: RunConfig, graded_dir: str | Path = "", *, store: Store | None = None) -> Run:
     """The run to triage, graded at most once per set of inputs.
 
     With ``graded_dir`` this is :func:`~workbench.pipeline.run.open_or_grade` (the folder
@@ -135,7 +136,8 @@ def load_run(config: RunConfig, graded_dir: str | Path = "", *, store: Annotatio
     """
     if str(graded_dir).strip():
         return open_or_grade(config, graded_dir)
-    base = store.path.parent if store is not None else annotation_store_path().parent
+    local = store.location.path if store is not None else None  # a server store keeps the cache in reports/
+    base = local.parent if local is not None else annotation_store_path().parent
     folder = base / GRADED_CACHE / _inputs_key(config)
     try:
         run = open_or_grade(config, folder)

@@ -86,11 +86,12 @@ def test_import_csv_accepts_a_quoted_note_over_several_lines(store: AnnotationSt
     assert store.events().select("note", "exclude").rows() == [("see the table:\nrow 2, column 3", True), (None, False)]
 
 
-def test_import_csv_refuses_a_formula_and_writes_nothing(store: AnnotationStore, tmp_path: Path) -> None:
+def test_import_csv_stores_text_as_written(store: AnnotationStore, tmp_path: Path) -> None:
+    """Issue 33: text read is data; notes beginning with -, +, @ or = are kept byte for byte (the
+    defence against formulas is at CSV output, see tests/system/cli/test_csv_formulas.py)."""
     csv_path = tmp_path / "notes.csv"
-    csv_path.write_text("record_id,turn,category,corrected_answer\nr1,0,mislabel,-12.5\nr2,1,other,@SUM(A1)\n")
-    with pytest.raises(InputError) as caught:
-        import_csv(store, csv_path, annotator="ana")
-    assert (caught.value.location, caught.value.field) == ("line 3", "corrected_answer")
-    assert "\n" not in str(caught.value) and "spreadsheet formula" in str(caught.value)
-    assert store.events().height == 0
+    notes = ["- missing value", "@alice please check", "-ve sign", "+ one more row", "=SUM(A1)"]
+    body = "".join(f"r{i},0,other,{note}\n" for i, note in enumerate(notes))
+    csv_path.write_text("record_id,turn,category,note\n" + body + "r9,0,mislabel,-12.5\n", encoding="utf-8")
+    import_csv(store, csv_path, annotator="ana")
+    assert store.events().get_column("note").to_list() == [*notes, "-12.5"]
