@@ -4,8 +4,8 @@
 dataset is optional when the gold travels inside the outputs);
 ``workbench report`` runs a notebook template and writes the executed notebook and HTML
 (``-p NAME=VALUE`` sets any parameter the template declares, as papermill's ``-p`` does);
-``workbench annotations import|list|backup|recover`` feeds, reads, backs up or rescues
-the annotation store; ``workbench export`` writes the cleaned dataset.
+``workbench annotations import|list|backup|recover|copy`` feeds, reads, backs up, rescues or
+copies the annotation store (a SQLite file or a ``postgresql://`` URL); ``workbench export`` writes the cleaned dataset.
 ``workbench --version`` prints the installed version.
 Errors the user can fix are printed as one line (``workbench: error: ...``), exit code 2;
 so is an operating-system error (a full disk, a name too long). Text that came from data
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from workbench import __version__
-from workbench.config import BENCHMARKS, NO_DATASET, annotation_store_path, project_root, resolve
+from workbench.config import BENCHMARKS, NO_DATASET, project_root, resolve
 from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.io.csvsafe import write_csv
 from workbench.io.paths import check_output_folder, terminal_text
@@ -134,6 +134,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rescue.add_argument("--dir", type=Path, default=None, help="folder for the new store (default: the store's)")
     _store_option(rescue)
+    moving = notes_sub.add_parser(
+        "copy",
+        help="copy every event of store SRC into store DST (SQLite to PostgreSQL and back, or a merge)",
+        description="SRC and DST are SQLite files (or sqlite:///path) or postgresql://user@host:port/db URLs "
+        "(password from PGPASSWORD, ~/.pgpass or a service file). Events DST already holds are not copied again, "
+        "so running it twice adds nothing; event ids are kept when DST has none of them.",
+    )
+    moving.add_argument("source", metavar="SRC", help="the store to copy from")
+    moving.add_argument("target", metavar="DST", help="the store to copy into (created when missing)")
 
     export = sub.add_parser(
         "export",
@@ -142,7 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
         "every file is written atomically, the manifest last.",
     )
     export.add_argument("--dataset", required=True, type=Path, help="the gold dataset the annotations refer to")
-    export.add_argument("--annotations", type=Path, default=None, help="the annotation store (SQLite)")
+    export.add_argument(
+        "--annotations", default=None, help="the annotation store: a SQLite file or a postgresql:// URL"
+    )
     export.add_argument("--out", required=True, type=Path, help="directory for the cleaned dataset and manifest")
     export.add_argument("--keep-excluded", action="store_true", help="keep excluded conversations, marked")
     export.add_argument("--split", type=float, default=None, help="train fraction of a stratified train/test split")
@@ -248,29 +259,49 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _store_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store",
-        type=Path,
         default=None,
-        help="the annotation store, a SQLite file (default: reports/annotations.sqlite in the project)",
+        help="the annotation store: a SQLite file (or sqlite:///path), or postgresql://user@host:port/db with the "
+        "password in PGPASSWORD or ~/.pgpass (default: reports/annotations.sqlite in the project)",
     )
 
 
 def _annotations(args: argparse.Namespace) -> int:
+    from workbench.annotations.backends import open_store, store_location
     from workbench.annotations.csv_import import read_annotation_csv
     from workbench.annotations.recovery import recover_store
-    from workbench.annotations.store import AnnotationStore
+    from workbench.annotations.transfer import copy_events
 
-    path = annotation_store_path(args.store or "")
+    if args.action == "copy":
+        source, target = store_location(args.source), store_location(args.target)
+        if source.path is not None and not source.path.exists():
+            raise UsageError(f"no annotation store at {source.display}. Fix: give the store to copy from as SRC")
+        with open_store(source, create=False) as src, open_store(target) as dst:
+            done = copy_events(src, dst)
+        ids = "kept their event ids" if done.kept_ids else "were numbered after its events"
+        skipped = f"; {done.conflicting} retractions of annotations it had retracted otherwise" * bool(done.conflicting)
+        _say(
+            f"copied {source.display} into {target.display}: {done.added} events added (they {ids}), "
+            f"{done.present} already there{skipped}"
+        )
+        return 0
+    location = store_location(args.store or "")  # a postgresql:// URL is a server, never a folder
+    path = location.display
     if args.action == "import":
         rows = read_annotation_csv(args.file, annotator=args.annotator)  # checked before the store is touched
-        with AnnotationStore(path) as store:
+        with open_store(location) as store:
             ids = store.annotate_many(rows, where=str(args.file)) if rows else []
         span = f" (events #{ids[0]} to #{ids[-1]})" if ids else ""
         _say(f"imported {len(ids)} annotations from {args.file} into {path}{span}")
         return 0
-    if not path.exists():
+    if location.path is not None and not location.path.exists():
         raise UsageError(f"no annotation store at {path}. Fix: give --store, or import or annotate first")
     if args.action == "recover":
-        done = recover_store(path, args.dir)
+        if location.path is None:
+            raise UsageError(
+                f"recover rescues a damaged SQLite file, and {path} is a PostgreSQL server (its own recovery "
+                "keeps what was committed). Fix: to keep a copy, run workbench annotations copy URL FILE.sqlite"
+            )
+        done = recover_store(location.path, args.dir)
         lost = f" (event ids {done.missing_ids})" if done.missing_ids else ""
         _say(
             f"recovered {done.kept} events of {path} into {done.path}; left out {done.unreadable} unreadable "
@@ -279,11 +310,11 @@ def _annotations(args: argparse.Namespace) -> int:
         )
         return 0
     if args.action == "backup":
-        with AnnotationStore(path, create=False) as store:
+        with open_store(location, create=False) as store:
             copy = store.backup(args.dir)
         _say(f"backed up {path} to {copy}")
         return 0
-    with AnnotationStore(path, create=False) as store:
+    with open_store(location, create=False) as store:
         table = store.events() if args.all else store.active()
 
     sys.stdout.write(write_csv(table))  # formula-looking cells quoted
@@ -291,6 +322,7 @@ def _annotations(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from workbench.annotations.backends import store_location
     from workbench.cleaning.before_after import read_annotation_store
     from workbench.cleaning.export import export_cleaned
 
@@ -304,7 +336,7 @@ def _export(args: argparse.Namespace) -> int:
         seed=args.seed,
         snapshot=snapshot,
         parameters={"command": "workbench export"},
-        inputs=[] if args.annotations is None else [args.annotations],
+        inputs=[] if args.annotations is None else [p for p in [store_location(args.annotations).path] if p],
     )
     for name, path in result.files.items():
         _say(f"{name}: {path}")
