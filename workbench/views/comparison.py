@@ -22,7 +22,7 @@ import polars as pl
 from workbench.analysis import formats
 from workbench.views.html import macro
 from workbench.views.plots import _LAYOUT, plot_text
-from workbench.views.tables import HtmlBlock, html_table
+from workbench.views.tables import HtmlBlock, difference_text, html_table
 
 __all__ = ["difference_text", "short_names", "matrix_labels", "pairs_table", "pairs_matrix"]
 
@@ -32,23 +32,6 @@ AXIS_NAME_CHARS = 24
 #: difference of a point or two is drawn pale, not as the darkest colour.
 MIN_COLOUR_REACH = 5.0
 _SEPARATORS = "-_@/ .:"
-
-
-def difference_text(difference: float | None, low: float | None, high: float | None) -> str:
-    """A paired difference in points with its interval: ``+0.9 points [+0.2, +1.6]``.
-
-    Examples
-    --------
-    >>> difference_text(0.0087, 0.002, 0.0163)
-    '+0.9 points [+0.2, +1.6]'
-    >>> difference_text(-0.05, None, None), difference_text(None, None, None)
-    ('-5.0 points', '—')
-    """
-    shown = formats.points(difference)
-    if difference is None or low is None or high is None:
-        return shown
-    bounds = (formats.points(v).removesuffix(" points") for v in (low, high))
-    return f"{shown} [{', '.join(bounds)}]"
 
 
 def short_names(names: Sequence[str], width: int = AXIS_NAME_CHARS) -> list[str]:

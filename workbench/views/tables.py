@@ -69,6 +69,7 @@ __all__ = [
     "drilldown",
     "systems_table",
     "paired_table",
+    "difference_text",
     "cleaning_effect",
     "policy_comparison",
     "run_overview",
@@ -747,6 +748,23 @@ def _relabelled(specs: Sequence[MetricSpec]) -> list[tuple[MetricSpec, MetricSpe
     return [(by_key[spec.key], spec) for spec in for_items(specs, "problem")]
 
 
+def difference_text(difference: float | None, low: float | None, high: float | None) -> str:
+    """A paired difference in points with its interval: ``+0.9 points [+0.2, +1.6]``.
+
+    Examples
+    --------
+    >>> difference_text(0.0087, 0.002, 0.0163)
+    '+0.9 points [+0.2, +1.6]'
+    >>> difference_text(-0.05, None, None), difference_text(None, None, None)
+    ('-5.0 points', '—')
+    """
+    shown = formats.points(difference)
+    if difference is None or low is None or high is None:
+        return shown
+    bounds = (formats.points(v).removesuffix(" points") for v in (low, high))
+    return f"{shown} [{', '.join(bounds)}]"
+
+
 def paired_table(comparison: pl.DataFrame) -> HtmlBlock:
     """A paired comparison (from :func:`workbench.analysis.comparison.compare_systems`), readable:
     slices by their titles, groups in words, counts of turns or of problems
@@ -774,10 +792,7 @@ def paired_table(comparison: pl.DataFrame) -> HtmlBlock:
         pl.col("accuracy_a").alias(f"acc. {a}"),
         pl.col("accuracy_b").alias(f"acc. {b}"),
         pl.struct("difference", "low", "high")
-        .map_elements(
-            lambda r: f"{formats.points(r['difference'])} [{formats.points(r['low'])}, {formats.points(r['high'])}]",
-            return_dtype=pl.String,
-        )
+        .map_elements(lambda r: difference_text(r["difference"], r["low"], r["high"]), return_dtype=pl.String)
         .alias("difference [95% interval]"),
         pl.col("a_only").alias(f"only {a} right"),
         pl.col("b_only").alias(f"only {b} right"),

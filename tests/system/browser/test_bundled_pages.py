@@ -231,10 +231,14 @@ _CUT = """() => {
     if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).display !== 'inline') {
       cut.push(el.tagName + ': ' + el.textContent.trim().slice(0, 60) + ' (' + el.scrollWidth + ' > ' + el.clientWidth + ')');
     }
-    /* a caption runs past the box its table scrolls in (cells may: the table scrolls sideways) */
+    /* a caption's words run past the box its table scrolls in (cells may: the table scrolls sideways) */
     const box = el.tagName === 'CAPTION' && el.closest('.wb-scroll');
-    if (box && el.getBoundingClientRect().right > box.getBoundingClientRect().right + 1) {
-      cut.push('CAPTION past its box: ' + el.textContent.trim().slice(0, 60));
+    if (box) {
+      const words = document.createRange();
+      words.selectNodeContents(el);
+      if (words.getBoundingClientRect().right > box.getBoundingClientRect().right + 1) {
+        cut.push('CAPTION past its box: ' + el.textContent.trim().slice(0, 60));
+      }
     }
   }
   return cut;

@@ -280,7 +280,7 @@ def test_paired_and_cleaning_tables_use_one_format_per_kind() -> None:
         }
     )
     markup = tables.paired_table(comparison).markup
-    assert ">83.0%<" in markup and ">82.0%<" in markup and "+1.1 points [-0.2 points, +2.4 points]" in markup
+    assert ">83.0%<" in markup and ">82.0%<" in markup and "+1.1 points [-0.2, +2.4]" in markup
     assert ">&lt; 0.001<" in markup and ">1,490<" in markup and "b&lt;i&gt;" in markup
     effect = pl.DataFrame(
         {
