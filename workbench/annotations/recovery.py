@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from workbench.annotations.connections import _OPEN, _Connection, _file_key, _registry
 from workbench.annotations.integrity import _SQLITE_MAGIC, _WAL_MAGIC, _link_exclusive, backup_name, list_backups
+from workbench.annotations.leases import _ensure_table
 from workbench.annotations.store import AnnotationStore
 from workbench.errors import InputError, UsageError
 from workbench.schema import ANNOTATION_EVENTS
@@ -107,6 +108,7 @@ def recover_store(path: str | Path, directory: str | Path | None = None) -> Reco
             else:
                 _copy_bytes(source, copy, work)
         rows, top = _readable_rows(copy, source)
+        held = _readable_leases(copy)
         target = work / "recovered.sqlite"
         kept, invalid = 0, 0
         with AnnotationStore(target) as store:
@@ -129,6 +131,9 @@ def recover_store(path: str | Path, directory: str | Path | None = None) -> Reco
                     continue
                 present.add(int(values["event_id"]))
                 kept += 1
+            if held:  # the leases come along: a recovered store keeps who holds which item
+                _ensure_table(conn)
+                conn.executemany(f"INSERT INTO leases ({_LEASE_COLUMNS}) VALUES ({', '.join('?' * 9)})", held)
             conn.execute("COMMIT")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             conn.execute("PRAGMA journal_mode = DELETE")
@@ -142,6 +147,24 @@ def recover_store(path: str | Path, directory: str | Path | None = None) -> Reco
         for leftover in sorted(work.glob("*"), reverse=True):
             leftover.unlink(missing_ok=True)
         work.rmdir()
+
+
+_LEASE_COLUMNS = "kind, created_at, at, expires, owner, annotator, record_id, turn, system"
+
+
+def _readable_leases(copy: Path) -> list[tuple[Any, ...]]:
+    """The lease rows still readable in ``copy``, in order (none when the table is missing or damaged:
+    a lease only keeps an item from a second analyst for a few minutes)."""
+    try:
+        conn = sqlite3.connect(str(copy), isolation_level=None)
+    except sqlite3.Error:
+        return []
+    try:
+        return conn.execute(f"SELECT {_LEASE_COLUMNS} FROM leases ORDER BY lease_id").fetchall()
+    except sqlite3.DatabaseError:
+        return []
+    finally:
+        conn.close()
 
 
 def _copy_through(shared: _Connection, source: Path, copy: Path) -> None:

@@ -153,3 +153,21 @@ def test_a_session_opened_again_in_one_process_keeps_the_item(run: Run, tmp_path
         assert again.owner == first.owner and again.position == 0  # item 0 was released by the skip
         other = _session(store, run, "bo", clock)
         assert other.position == 2  # items 0 and 1 are open on ana's screens
+
+
+def test_recover_keeps_the_leases(tmp_path: Path) -> None:
+    """Issue 33 (carried): a recovered store keeps who holds which item (live leases, in order)."""
+    from workbench.annotations.recovery import recover_store
+
+    source = tmp_path / "annotations.sqlite"
+    with AnnotationStore(source) as store:
+        store.annotate(annotator="ana", record_id="r1", turn=0, category="other")
+        assert leases.acquire(store, ("r1", 0, None), owner="s1", annotator="ana", now=100.0)
+        assert leases.acquire(store, ("r2", 1, "gpt"), owner="s2", annotator="bo", now=100.0)
+        assert leases.release(store, ("r2", 1, "gpt"), owner="s2", now=101.0)
+    done = recover_store(source)
+    with AnnotationStore(done.path, create=False) as recovered:
+        assert leases.holder(recovered, ("r1", 0, None), now=102.0) == "ana"
+        assert leases.holder(recovered, ("r2", 1, "gpt"), now=102.0) is None
+        assert not leases.acquire(recovered, ("r1", 0, None), owner="s9", annotator="cy", now=102.0)
+        assert recovered.snapshot()["n_events"] == 1
