@@ -33,7 +33,7 @@ from plotly.colors import qualitative
 
 from workbench.analysis import formats, words
 from workbench.analysis import slices as _slices
-from workbench.analysis.slices import MIN_GROUP_N, SLICES, in_reading_order, slice_title
+from workbench.analysis.slices import MIN_GROUP_N, SLICES, Slice, in_reading_order, slice_title
 
 __all__ = [
     "accuracy_by_turn",
@@ -87,6 +87,20 @@ _SMALL = f"n < {MIN_GROUP_N}"
 
 def _small_note(item: str) -> str:
     return f"Hollow, grey bars: under {MIN_GROUP_N} {item}s, too few to read; not used for the axis range."
+
+
+def _described(spec: Slice | None, item: str) -> str:
+    """A slice's one sentence (its record's), in the words of what the figure counts: a slice of
+    problems reads "the problem" where the record says "the turn".
+
+    Examples
+    --------
+    >>> _described(SLICES["answer_format"], "problem")
+    'What kind of answer the problem asks for: percent, ratio, yes/no or plain.'
+    """
+    if spec is None:
+        return ""
+    return spec.description.replace("the turn", f"the {item}")
 
 
 def _interval_note(item: str) -> str:
@@ -327,7 +341,7 @@ def slice_accuracy(table: pl.DataFrame, slice_name: str, *, title: str | None = 
                 )
             )
     has_small = bool(part_all["too_small"].any())
-    subtitle = _subtitle(spec.description if spec else "", _interval_note(item), _small_note(item) if has_small else "")
+    subtitle = _subtitle(_described(spec, item), _interval_note(item), _small_note(item) if has_small else "")
     fig.update_layout(
         title=_title(heading, subtitle),
         scattermode="group",
