@@ -8,10 +8,15 @@ import sys
 
 from workbench.annotations import open_store
 
-url, count, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-with open_store(url) as store:
-    turn = 0
-    while count == 0 or turn < count:
-        event = store.annotate(annotator=name, record_id=f"{name}-r", turn=turn, category="other", note=f"{turn}")
-        print(event, flush=True)
-        turn += 1
+
+def main(url: str, count: int, name: str) -> None:
+    with open_store(url) as store:
+        turn = 0
+        while count == 0 or turn < count:
+            event = store.annotate(annotator=name, record_id=f"{name}-r", turn=turn, category="other", note=f"{turn}")
+            print(event, flush=True)
+            turn += 1
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]), sys.argv[3])
