@@ -5,8 +5,10 @@ dataset is optional when the gold travels inside the outputs);
 ``workbench report`` runs a notebook template and writes the executed notebook and HTML
 (``-p NAME=VALUE`` sets any parameter the template declares, as papermill's ``-p`` does);
 ``workbench annotations import|list|backup|recover|copy`` feeds, reads, backs up, rescues or
-copies the annotation store (a SQLite file or a ``postgresql://`` URL); ``workbench export`` writes the cleaned dataset.
-``workbench --version`` prints the installed version.
+copies the annotation store (a SQLite file or a ``postgresql://`` URL); ``workbench export`` writes the cleaned dataset;
+``workbench templates list|copy DIR`` lists the shipped templates or copies them for editing;
+``workbench triage`` serves the triage app with Voila.
+``workbench --version`` prints the package's version (``workbench.__version__``, its one source).
 Errors the user can fix are printed as one line (``workbench: error: ...``), exit code 2;
 so is an operating-system error (a full disk, a name too long). Text that came from data
 (system names, record ids, paths) is printed through :func:`workbench.io.paths.terminal_text`,
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from workbench import __version__
-from workbench.config import BENCHMARKS, NO_DATASET, project_root, resolve
+from workbench.config import BENCHMARKS, NO_DATASET, resolve
 from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.io.csvsafe import write_csv
 from workbench.io.paths import check_output_folder, terminal_text
@@ -59,7 +60,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = _Parser(prog="workbench", description="Error-analysis workbench for numerical-reasoning QA outputs.")
-    parser.add_argument("--version", action="version", version=f"workbench {_version()}")
+    parser.add_argument("--version", action="version", version=f"workbench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     grade = sub.add_parser(
@@ -179,7 +180,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="prediction file; repeat for several (default: the bundled claude-sonnet-4-6 run)",
     )
-    report.add_argument("--template", default="01-overview", help="template name under notebooks/ (listed below)")
+    report.add_argument(
+        "--template",
+        default="01-overview",
+        help="a shipped template's name (listed below), or the path of a notebook of your own (my/01-overview.ipynb)",
+    )
     report.add_argument(
         "-p",
         "--parameters",
@@ -201,17 +206,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("--quiet", action="store_true", help="no progress bar")
     _common(report)
+
+    shipped = sub.add_parser(
+        "templates",
+        help="list the shipped templates, or copy them into a folder of yours to edit",
+        description="The templates ship inside the package. 'workbench templates copy DIR' writes editable copies "
+        "and the batch file into DIR; a copy runs as it is (workbench report --template DIR/01-overview.ipynb, or "
+        "in JupyterLab).",
+    )
+    shipped_sub = shipped.add_subparsers(dest="action", required=True)
+    shipped_sub.add_parser("list", help="the shipped templates, one a line, and their folder")
+    copy = shipped_sub.add_parser(
+        "copy", help="copy every template and the batch file into DIR (made when missing; never overwrites a file)"
+    )
+    copy.add_argument("dir", type=Path, metavar="DIR", help="the folder for the copies")
+
+    triage = sub.add_parser(
+        "triage",
+        help="serve the triage app (03-triage) with Voila on 127.0.0.1",
+        description="Serves the shipped triage template, or the notebook given (an edited copy), with Voila on "
+        "127.0.0.1 and a Content-Security-Policy that allows no other host. The current folder is the project: "
+        "annotations go to reports/annotations.sqlite in it unless the template's 'store' names another.",
+    )
+    triage.add_argument("notebook", nargs="?", default="", metavar="NOTEBOOK", help="a copy of 03-triage to serve")
+    triage.add_argument("--port", type=int, default=None, help="the port (default: Voila's, 8866)")
+    triage.add_argument("--no-browser", action="store_true", help="do not open a browser")
     return parser
-
-
-def _version() -> str:
-    """The installed distribution's version (the package's own when run from a plain checkout)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("workbench")
-    except PackageNotFoundError:  # pragma: no cover - run from a source tree that was never installed
-        return __version__
 
 
 def _say(text: object, *, file: TextIO | None = None) -> None:
@@ -397,50 +417,24 @@ def _split_files(dataset: str | None, files: list[str]) -> tuple[str | None, lis
     return files[0], files[1:]
 
 
-def _template_description(path: Path) -> str:
-    """One line on what a template shows: its notebook metadata's ``description`` when set, else
-    the first level-1 heading of its markdown cells (``# Compare systems``), else the subtitle its
-    page gets from :func:`workbench.report.sections.report_title` (``overview``); ``""`` when it
-    has none of these."""
-    try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
-        described = notebook.get("metadata", {}).get("description")
-        texts = [
-            "".join(cell["source"]) if isinstance(cell["source"], list) else str(cell["source"])
-            for cell in notebook.get("cells", [])
-            if isinstance(cell, dict) and cell.get("cell_type") == "markdown" and "source" in cell
-        ]
-    except (OSError, ValueError, AttributeError, TypeError):
-        return ""
-    if isinstance(described, str) and described.strip():
-        return " ".join(described.split())
-    for text in texts:
-        for line in text.splitlines():
-            if line.startswith("# "):
-                return line.removeprefix("# ").strip()
-    from workbench.report.sections import report_title
-
-    subtitle = report_title("", path.stem).partition(": ")[2]  # "<benchmark> error report: <subtitle>"
-    return "" if subtitle in ("", path.stem) else subtitle[:1].upper() + subtitle[1:]
-
-
 def _templates_epilog() -> str:
-    """The templates under ``notebooks/``, one line each, for ``workbench report --help``."""
-    from workbench.report.runner import INTERACTIVE_TEMPLATES
+    """How to name a template, then the shipped templates, one line each, for ``workbench report --help``."""
+    from workbench.report.templates import list_templates
 
-    paths = sorted((project_root() / "notebooks").glob("*.ipynb"))
-    if not paths:
-        return "templates: none found under notebooks/"
-    width = max(len(p.stem) for p in paths)
-    lines = []
-    for path in paths:
-        note = (
-            " (interactive: open it in JupyterLab or Voila, not a batch report)"
-            if path.stem in INTERACTIVE_TEMPLATES
-            else ""
-        )
-        lines.append(f"  {path.stem:<{width}}  {_template_description(path) or 'a notebook template'}{note}")
-    return "templates (--template NAME):\n" + "\n".join(lines)
+    own = (
+        "your own templates (--template PATH): any notebook with one cell tagged 'parameters', such as an\n"
+        "  edited copy from 'workbench templates copy DIR' (--template DIR/01-overview.ipynb)\n"
+    )
+    shipped = list_templates()
+    if not shipped:
+        return own + "templates: none found in the package"
+    width = max(len(t.name) for t in shipped)
+    lines = [
+        f"  {t.name:<{width}}  {t.description or 'a notebook template'}"
+        + (" (interactive: open it in JupyterLab or Voila, not a batch report)" if t.interactive else "")
+        for t in shipped
+    ]
+    return own + "templates (--template NAME):\n" + "\n".join(lines)
 
 
 #: What a ``-p`` value must look like, per declared type: (the type's name in a message, an example).
@@ -501,7 +495,7 @@ def _template_values(template: str, given: Sequence[str]) -> dict[str, Any]:
     """
     if not given:
         return {}
-    from workbench.report.runner import template_parameters, template_path
+    from workbench.report.templates import template_parameters, template_path
 
     path = template_path(template)
     known = template_parameters(path)
@@ -522,6 +516,38 @@ def _template_values(template: str, given: Sequence[str]) -> dict[str, Any]:
 
 #: ``workbench report`` options that set a template parameter of their own.
 _INPUT_OPTIONS = {"dataset": "--dataset", "predictions": "--predictions", "systems": "--system", "column_map": "--map"}
+
+
+def _templates(args: argparse.Namespace) -> int:
+    from workbench.report.templates import BATCH_FILE, copy_templates, list_templates, template_folder
+
+    if args.action == "copy":
+        copies = copy_templates(args.dir)
+        for path, new in copies:
+            _say(f"{'copied' if new else 'already there'}: {path}")
+        _say(f"run a copy as it is: workbench report --template {copies[0][0]}")
+        return 0
+    shipped = list_templates()
+    width = max([len(t.name) for t in shipped] + [len(BATCH_FILE)])
+    for t in shipped:
+        how = " (interactive: workbench triage, or a copy in JupyterLab)" if t.interactive else ""
+        _say(f"{t.name:<{width}}  {t.description}{how}")
+    _say(f"{BATCH_FILE:<{width}}  the batch of reports 'make report' runs (workbench report --config FILE)")
+    _say(f"in {template_folder()}; 'workbench templates copy DIR' writes editable copies")
+    return 0
+
+
+def _triage(args: argparse.Namespace) -> int:
+    import os
+    import subprocess
+
+    from workbench.report.templates import voila_command
+
+    argv, env = voila_command(args.notebook, port=args.port, browser=not args.no_browser)
+    try:
+        return subprocess.run(argv, env={**os.environ, **env}, check=False).returncode
+    except KeyboardInterrupt:  # Ctrl-C stops Voila too (the same process group)
+        return 130
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -612,7 +638,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, handlers=[handler])  # no-op when logging is set up already
     args = build_parser().parse_args(argv)
     try:
-        commands = {"grade": _grade, "annotations": _annotations, "export": _export, "report": _report}
+        commands = {
+            "grade": _grade,
+            "annotations": _annotations,
+            "export": _export,
+            "report": _report,
+            "templates": _templates,
+            "triage": _triage,
+        }
         return commands[args.command](args)
     except ReportError as exc:
         _say(f"workbench: report failed: {exc}", file=sys.stderr)

@@ -1,11 +1,14 @@
 """Run configuration: what to grade, resolved and validated in one place.
 
 Notebook templates pass their scalar parameters to :func:`resolve`; empty strings mean
-"the bundled data", so a template runs as it is on a fresh clone.
+"the bundled data", so a template runs as it is on a fresh clone, and after ``pip install`` from
+any folder: the bundled paths (``data/...``) are found in the checkout, else in the demo set the
+package ships (:func:`data_root`).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +20,9 @@ __all__ = [
     "RunConfig",
     "resolve",
     "project_root",
+    "checkout_root",
+    "data_root",
+    "PROJECT_VARIABLE",
     "BUNDLED_DATASET",
     "BUNDLED_PREDICTIONS",
     "BUNDLED_SYSTEM",
@@ -34,16 +40,52 @@ BUNDLED_SYSTEM = "claude-sonnet-4-6"
 DEFAULT_ANNOTATION_STORE = "reports/annotations.sqlite"
 
 
-def project_root() -> Path:
-    """The repository the package was installed from (holds ``data/SOURCES.md``), else the
-    current directory."""
+#: The environment variable naming the project folder (``reports/``, the annotation store) when
+#: it is not the current one: ``workbench triage`` sets it for Voila, whose kernel runs in the
+#: template's folder inside the installed package.
+PROJECT_VARIABLE = "WORKBENCH_PROJECT"
+
+
+def checkout_root() -> Path | None:
+    """The repository the package was installed from in place (``pip install -e``; it holds
+    ``data/SOURCES.md``), else ``None`` (an installed wheel)."""
     here = Path(__file__).resolve().parents[1]
     try:
         if (here / "data" / "SOURCES.md").exists():
             return here
     except OSError:  # a checkout this user may not read (another user's 0700 folder)
         pass
-    return Path.cwd()
+    return None
+
+
+def project_root() -> Path:
+    """The project folder: reports go to its ``reports/``, the annotation store is
+    ``reports/annotations.sqlite`` under it, and template kernels run in it.
+
+    The folder named by the environment variable :data:`PROJECT_VARIABLE` when set, else the
+    repository the package was installed from in place (``pip install -e``), else the current
+    folder (an installed wheel: the analyst's own project)."""
+    named = os.environ.get(PROJECT_VARIABLE, "").strip()
+    if named:
+        return Path(named).expanduser().absolute()
+    return checkout_root() or Path.cwd()
+
+
+def data_root() -> Path | None:
+    """Where the bundled ``data/...`` paths point: the checkout's ``data/`` folder, else the demo
+    set in the installed package (``workbench/demo/``: the ConvFinQA dev set and the two
+    claude-sonnet-4-6 runs, mapped from ``data/`` by the build, with ``SOURCES.md``), else ``None``.
+
+    Examples
+    --------
+    >>> (data_root() / "SOURCES.md").is_file()
+    True
+    """
+    checkout = checkout_root()
+    if checkout is not None:
+        return checkout / "data"
+    demo = Path(__file__).resolve().parent / "demo"
+    return demo if (demo / "SOURCES.md").is_file() else None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,8 +155,8 @@ def split_list(text: str) -> list[str]:
 
 def locate(path: str | Path) -> Path:
     """Where a relative input path points: from the current directory when it is there,
-    else from the project root (the bundled ``data/...`` files), else as given (so the
-    error that follows names it as the user wrote it).
+    else from the project root, else (a bundled ``data/...`` path) from :func:`data_root`,
+    else as given (so the error that follows names it as the user wrote it).
 
     Examples
     --------
@@ -127,7 +169,12 @@ def locate(path: str | Path) -> Path:
     if found.is_absolute() or found.exists():
         return found
     root = project_root()
-    return root / found if (root / found).exists() else found
+    if (root / found).exists():
+        return root / found
+    data = data_root()
+    if data is not None and found.parts[:1] == ("data",) and (data.joinpath(*found.parts[1:])).exists():
+        return data.joinpath(*found.parts[1:])
+    return found
 
 
 def _spread(name: str, values: list[str], n: int) -> list[str | None]:

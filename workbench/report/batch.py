@@ -17,10 +17,10 @@ any other template parameter::
 YAML's own types (``n_boot: 500`` is a number); ``run_template`` refuses a name the template does
 not declare. ``predictions``, ``systems`` and ``column_map`` are lists (a single text is one item: a ``;``
 in a name is part of the name). Relative paths are taken from the folder the command runs
-in (then from the project root, for the bundled data). Anchors and aliases (``&a``, ``*a``,
-``<<: *a``) may be used, but a file whose aliases would expand to more than
-:data:`MAX_YAML_VALUES` values (a "billion laughs" file) or that refers to itself is refused
-before anything is expanded. Interactive templates (``03-triage``) are refused: they open in
+in (then from the project root; a bundled ``data/...`` path from the checkout, else from the
+package's demo set). Anchors and aliases (``&a``, ``*a``, ``<<: *a``) may be used, but a file
+whose aliases would expand to more than :data:`MAX_YAML_VALUES` values (a "billion laughs" file)
+or that refers to itself is refused before anything is expanded. Interactive templates (``03-triage``) are refused: they open in
 JupyterLab or Voila.
 """
 
@@ -34,7 +34,7 @@ from typing import Any
 from workbench.errors import InputError, UsageError
 from workbench.io.jsonfiles import read_text
 from workbench.io.paths import inside, safe_name
-from workbench.report.runner import check_batch_template
+from workbench.report.templates import check_batch_template
 
 __all__ = ["ReportJob", "load_batch", "MAX_YAML_VALUES"]
 

@@ -52,6 +52,13 @@ from workbench.pipeline.graded import graded_paths
 from workbench.pipeline.run import grade_run
 from workbench.report.index import index_folder, shown_paths, write_index
 from workbench.report.sections import report_title
+from workbench.report.templates import (
+    DEFAULT_TEMPLATE,
+    INTERACTIVE_TEMPLATES,
+    check_batch_template,
+    template_parameters,
+    template_path,
+)
 from workbench.views.changes import changes_html, manifest_html
 from workbench.views.html import PAGE_MIME, Markup, macro, render, script_json, static_text
 from workbench.views.turn_detail import once_per_page
@@ -67,10 +74,6 @@ __all__ = [
     "render_html",
 ]
 
-DEFAULT_TEMPLATE = "01-overview"
-#: Templates made for a person at a notebook (widgets that wait for clicks): they open in
-#: JupyterLab or Voila and are never run as a batch report.
-INTERACTIVE_TEMPLATES = frozenset({"03-triage"})
 #: Template parameters that name input files, as one path or (``predictions``) a list;
 #: relative ones are taken from the caller's current folder (see :func:`workbench.config.locate`).
 _PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store")
@@ -97,54 +100,6 @@ class ReportResult:
     changes: str | None = None
     notes: tuple[str, ...] = ()
     index: Path | None = None
-
-
-def template_path(template: str) -> Path:
-    """Find a template by name (``01-overview``) or path.
-
-    Raises
-    ------
-    UsageError
-        When there is no such template; the message lists the templates there are.
-    """
-    candidate = Path(template)
-    if candidate.suffix == ".ipynb" and candidate.exists():
-        return candidate
-    folder = project_root() / "notebooks"
-    try:
-        path = inside(folder, f"{template.removesuffix('.ipynb')}.ipynb")
-    except UsageError:
-        path = folder / ".missing"  # a name with '..', '/', NUL...: no such template
-    if not path.exists():
-        known = sorted(p.stem for p in folder.glob("*.ipynb"))
-        raise UsageError(f"no template '{template}'. Fix: use one of {', '.join(known) or '(none found)'}")
-    return path
-
-
-def check_batch_template(template: str) -> None:
-    """Refuse an interactive template (:data:`INTERACTIVE_TEMPLATES`) in a batch run.
-
-    Raises
-    ------
-    UsageError
-        One sentence saying where to open it instead.
-
-    Examples
-    --------
-    >>> check_batch_template("01-overview")
-    >>> check_batch_template("notebooks/03-triage.ipynb")
-    Traceback (most recent call last):
-    ...
-    workbench.errors.UsageError: 03-triage is interactive (its annotation widgets wait for clicks), so it \
-cannot run as a batch report. Fix: open notebooks/03-triage.ipynb in JupyterLab, or serve it with \
-'voila notebooks/03-triage.ipynb'
-    """
-    name = Path(template).name.removesuffix(".ipynb")
-    if name in INTERACTIVE_TEMPLATES:
-        raise UsageError(
-            f"{name} is interactive (its annotation widgets wait for clicks), so it cannot run as a batch report. "
-            f"Fix: open notebooks/{name}.ipynb in JupyterLab, or serve it with 'voila notebooks/{name}.ipynb'"
-        )
 
 
 def _from_caller(parameters: dict[str, Any]) -> dict[str, Any]:
@@ -181,7 +136,7 @@ def _kernel_config() -> Any:
     return Config({"KernelManager": {"transport": "ipc", "ip": ip}})
 
 
-def _kernel_manager() -> type:
+def _kernel_manager(ipython_dir: str = "") -> type:
     """The kernel manager papermill's client starts the template's kernel with: jupyter_client's
     own, except that it asks the kernel to shut down without interrupting it first.
 
@@ -189,8 +144,16 @@ def _kernel_manager() -> type:
     kernel still finishing a message (the last cell's comm or widget traffic) then catches the
     KeyboardInterrupt and logs "[IPKernelApp] ERROR | KeyboardInterrupt caught in kernel." on the
     report's standard error, although nothing went wrong. The shutdown request alone stops an
-    idle kernel cleanly (and a kernel that does not stop is still killed after the wait)."""
+    idle kernel cleanly (and a kernel that does not stop is still killed after the wait).
+
+    A report writes nothing outside its folders: the kernel's IPython folder is ``ipython_dir`` when
+    given (a temporary one: IPython would make ``~/.ipython/profile_default``, and no startup file of the
+    user's runs in a report), and kernels are looked for in ``~/.ipython/kernels`` only when it
+    exists (jupyter_client's own lookup makes ``~/.ipython``)."""
+    from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.paths import jupyter_path
+    from traitlets import default
 
     class CleanShutdownKernelManager(AsyncKernelManager):  # type: ignore[misc]
         async def _async_interrupt_kernel(self) -> None:
@@ -198,14 +161,18 @@ def _kernel_manager() -> type:
                 return
             await super()._async_interrupt_kernel()
 
+        async def _async_pre_start_kernel(self, **kw: Any) -> Any:
+            if ipython_dir:
+                kw["env"] = {**kw.get("env", os.environ), "IPYTHONDIR": ipython_dir}
+            return await super()._async_pre_start_kernel(**kw)
+
+        @default("kernel_spec_manager")
+        def _kernel_spec_manager_default(self) -> KernelSpecManager:
+            ipython = Path(os.environ.get("IPYTHONDIR") or Path.home() / ".ipython").expanduser() / "kernels"
+            dirs = jupyter_path("kernels") + ([str(ipython)] if ipython.is_dir() else [])
+            return KernelSpecManager(data_dir=self.data_dir, kernel_dirs=dirs)
+
     return CleanShutdownKernelManager
-
-
-def template_parameters(path: Path) -> dict[str, dict[str, Any]]:
-    """The parameters a template declares, as papermill reads them."""
-    import papermill
-
-    return dict(papermill.inspect_notebook(str(path)))
 
 
 #: The longest readable part of a report's name (its systems or files), before the hash.
@@ -235,6 +202,7 @@ def _from_project(value: Any, root: Path) -> Any:
 def _readable(parameters: dict[str, Any]) -> str:
     """The readable part of a report's name: its systems, else its prediction files' systems
     (:func:`~workbench.io.predictions.table.default_system_name`), else its dataset's stem."""
+
     def listed(key: str) -> list[str]:
         value = parameters.get(key)
         if isinstance(value, list | tuple):
@@ -294,7 +262,8 @@ def run_template(
     Parameters
     ----------
     template
-        A template name under ``notebooks/`` or a path to a notebook.
+        A shipped template's name or the path of a notebook
+        (:func:`~workbench.report.templates.template_path`).
     parameters
         Values for the template's ``parameters`` cell; unknown names are refused.
     out_dir
@@ -316,8 +285,6 @@ def run_template(
         When a cell fails: the message names the cell and the error, and the partly
         executed notebook is kept.
     """
-    import papermill
-
     check_batch_template(template)
     path = template_path(template)
     params = _from_caller(parameters or {})
@@ -341,26 +308,8 @@ def run_template(
         written, notes = _grade_once(known, params, graded, {} if graded_sets is None else graded_sets)
         # not graded here (bad inputs): the template grades itself, and its cell names the error
         run_params = {**params, "graded_dir": str(graded) if written else ""}
-    try:
-        papermill.execute_notebook(
-            str(path),
-            str(notebook_out),
-            parameters=run_params,
-            kernel_name="python3",
-            progress_bar=progress,
-            cwd=str(project_root()),
-            config=_kernel_config(),
-            kernel_manager_class=_kernel_manager(),
-            # live widgets (the failed-turns grid, linked plots) keep what the page needs in
-            # their outputs; their state (plotly.js itself, once per linked plot) is not kept
-            store_widget_state=False,
-        )
-    except papermill.PapermillExecutionError as exc:
-        raise ReportError(
-            f"{path.name}: cell {exc.exec_count} failed with {exc.ename}: "
-            f"{terminal_text(patterns.ANSI_ESCAPE.sub('', exc.evalue))}. "
-            f"The partly executed notebook is {notebook_out}"
-        ) from None
+    with tempfile.TemporaryDirectory(prefix="workbench-ipython-") as ipython_dir:
+        _execute(path, notebook_out, run_params, progress=progress, ipython_dir=ipython_dir)
     import nbformat
 
     # the figures come from the graded folder written above, never from what the template wrote
@@ -410,6 +359,39 @@ def run_template(
     return ReportResult(
         notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line, notes=notes, index=index
     )
+
+
+def _execute(path: Path, notebook_out: Path, parameters: dict[str, Any], *, progress: bool, ipython_dir: str) -> None:
+    """Run the template with papermill in the project root, its kernel's IPython folder ``ipython_dir``
+    (:func:`_kernel_manager`).
+
+    Raises
+    ------
+    ReportError
+        When a cell fails: the message names the cell and the error; the partly executed notebook is kept.
+    """
+    import papermill
+
+    try:
+        papermill.execute_notebook(
+            str(path),
+            str(notebook_out),
+            parameters=parameters,
+            kernel_name="python3",
+            progress_bar=progress,
+            cwd=str(project_root()),
+            config=_kernel_config(),
+            kernel_manager_class=_kernel_manager(ipython_dir),
+            # live widgets (the failed-turns grid, linked plots) keep what the page needs in
+            # their outputs; their state (plotly.js itself, once per linked plot) is not kept
+            store_widget_state=False,
+        )
+    except papermill.PapermillExecutionError as exc:
+        raise ReportError(
+            f"{path.name}: cell {exc.exec_count} failed with {exc.ename}: "
+            f"{terminal_text(patterns.ANSI_ESCAPE.sub('', exc.evalue))}. "
+            f"The partly executed notebook is {notebook_out}"
+        ) from None
 
 
 def _template_config(known: dict[str, dict[str, Any]], params: dict[str, Any]) -> RunConfig | None:
