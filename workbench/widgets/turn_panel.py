@@ -222,7 +222,7 @@ class TurnPanel:
         if not isinstance(annotator, str) or not annotator.strip():
             raise UsageError(f"the panel needs the annotator's name, got {annotator!r}. Fix: pass annotator='name'")
         self.run = run
-        self.store = store if isinstance(store, AnnotationStore) else open_store(store or "")
+        self.store = store if hasattr(store, "annotate") else open_store(store or "")
         self.annotator = annotator.strip()
         self.key: TurnKey | None = None
         self._position: tuple[int, int] | None = None

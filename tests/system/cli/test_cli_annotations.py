@@ -11,6 +11,7 @@ import pytest
 from workbench.cleaning.before_after import cleaning_effect, read_active_annotations
 from workbench.cli import main
 from workbench.config import resolve
+from workbench.io.csvsafe import inert_text
 from workbench.io.gold import load_gold
 from workbench.pipeline.run import grade_run
 
@@ -147,7 +148,7 @@ def test_report_shows_scores_before_and_after_cleaning(tmp_path: Path) -> None:
     params = {"dataset": str(SMALL), "predictions": str(SMALL_PREDS), "systems": "claude", "annotations": str(store)}
     result = run_template("02-error-slices", parameters={**params, "n_boot": 100}, out_dir=tmp_path / "r")
     page = result.html.read_text(encoding="utf-8")
-    assert "Scores before and after cleaning (1 gold annotations in force: 1 corrected answers" in page
+    assert "Scores before and after cleaning (1 gold annotation in force: 1 corrected answer, 0 exclusions)" in page
 
 
 # --------------------------------------------------------------------------- issue 15: import holes, one line each
@@ -223,32 +224,34 @@ def test_zero_byte_store_is_refused_not_taken_for_a_new_one(tmp_path: Path, caps
 
 
 @pytest.mark.parametrize(
-    ("field", "value", "lead"),
+    ("field", "value"),
     [
-        ("corrected_answer", '=HYPERLINK("http://x","y")', "'='"),
-        ("corrected_answer", "@SUM(A1)", "'@'"),
-        ("corrected_answer", "+x", "'+'"),
-        ("note", "-2+3+cmd|' /C calc'!A0", "'-'"),
-        ("corrected_program", "=1+2", "'='"),
-        ("note", "\tx", "a tab"),
+        ("corrected_answer", '=HYPERLINK("http://x","y")'),
+        ("corrected_answer", "@SUM(A1)"),
+        ("corrected_answer", "+x"),
+        ("note", "-2+3+cmd|' /C calc'!A0"),
+        ("note", "\tx"),
+        ("note", "- missing value"),
+        ("note", "@alice please check"),
+        ("note", "-ve sign"),
     ],
 )
-def test_formula_in_an_imported_annotation_is_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, value: str, lead: str
+def test_text_read_is_stored_as_written_and_made_inert_on_csv_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, value: str
 ) -> None:
+    """Issue 33: an imported note or answer that begins like a formula is data, stored as written;
+    the defence is at CSV output (``annotations list`` writes it inert, as every export does)."""
     csv = tmp_path / "formulas.csv"
     quoted = '"' + value.replace('"', '""') + '"'
     csv.write_text(f"record_id,turn,category,annotator,{field}\nr1,0,other,ana,12\nr2,1,other,ana,{quoted}\n")
     store = tmp_path / "a.sqlite"
     code, out, err = _run(capsys, "annotations", "import", str(csv), "--store", str(store))
-    assert (code, out) == (2, "")
-    bare = lead.replace("a ", "")
-    assert _one_line(err) == (
-        f"workbench: error: {csv}: line 3: field '{field}': {value!r} is a spreadsheet formula (it begins with {lead} "
-        f"and is not a number), not a value. Fix: write the value itself instead of the formula (or remove the "
-        f"leading {bare})"
-    )
-    assert not store.exists()
+    assert code == 0, err
+    stored = read_active_annotations(store).filter(pl.col("record_id") == "r2")[field].to_list()
+    assert stored == [value]
+    code, out, err = _run(capsys, "annotations", "list", "--store", str(store))
+    assert code == 0, err
+    assert inert_text(value) != value and inert_text(value).replace('"', '""') in out
 
 
 def test_signed_numbers_are_not_formulas(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
