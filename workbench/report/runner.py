@@ -51,6 +51,7 @@ from workbench.io.predictions.table import default_system_name
 from workbench.pipeline.graded import graded_paths
 from workbench.pipeline.run import grade_run
 from workbench.report.index import index_folder, shown_paths, write_index
+from workbench.report.ledger import append_graded
 from workbench.report.sections import report_title
 from workbench.report.templates import (
     DEFAULT_TEMPLATE,
@@ -340,6 +341,8 @@ def run_template(
         write_atomic(inside(out, f"{slug}.verdicts.parquet"), parquet_writer(verdicts))
     text = manifest.to_json()
     write_atomic(manifest_out, lambda p: p.write_text(text, encoding="utf-8"))
+    if written:  # a row per system in the folder's run ledger (workbench check, 05-history)
+        append_graded(out, graded, source="report", template=path.stem, report=html_out.name, parameters=params)
     line = None
     if changes is not None:
         accuracy = next(spec for spec in for_items(MANIFEST_METRICS, item) if spec.key == TURN_EXECUTION_ACCURACY.key)
