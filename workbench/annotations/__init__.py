@@ -1,7 +1,8 @@
 """Annotation: an append-only store of annotation events, and sessions (queue, cursor,
 undo) over it. Nothing here imports ipywidgets; the views are in ``workbench.widgets``.
 
-Modules, each importing only those before it: ``events`` (what a valid annotation is, which
+Modules, each importing only those before it: ``names`` (who annotates: never a shared default
+name), ``items`` (what the triage shows about a turn), ``events`` (what a valid annotation is, which
 ones are in force), ``connections`` (one SQLite connection per store file per process),
 ``url`` (a store's location: a path, ``sqlite:///`` or ``postgresql://``, shown redacted),
 ``rows`` (the events table as every backend stores it), ``integrity`` (a store file's header

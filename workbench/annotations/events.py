@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from workbench.annotations.names import name_problem
 from workbench.errors import InputError
 from workbench.grading.program import ProgramSyntaxError, parse_program
 from workbench.schema import ANNOTATION_CATEGORIES, ANNOTATION_KEYS
@@ -99,6 +100,9 @@ def _check(values: Mapping[str, Any], file: str, location: str = "") -> tuple[An
         value = values[name]
         if not isinstance(value, str) or not value.strip():
             raise fail(name, f"expected a non-empty text, got {value!r}", f"give the {name.replace('_', ' ')}")
+    shared = name_problem(values["annotator"])
+    if shared is not None:
+        raise fail("annotator", shared, "sign with the analyst's own name")
     for name in _FIELDS:
         if isinstance(values.get(name), str) and "\x00" in values[name]:
             raise fail(name, f"expected text without NUL characters, got {values[name]!r}", "remove the NUL bytes")
@@ -116,6 +120,12 @@ def _check(values: Mapping[str, Any], file: str, location: str = "") -> tuple[An
     for name, value in optional.items():
         if value is not None and not isinstance(value, str):
             raise fail(name, f"expected text or nothing, got {value!r}", f"give the {name.replace('_', ' ')} as text")
+    if category == "model_error" and optional["system"] is None:
+        raise fail(
+            "system",
+            "a model error needs the system whose answer was wrong, got none",
+            "give the system, or pick the data-problem category that fits the gold turn",
+        )
     program = _text_or_none(values.get("corrected_program"))
     if program is not None:
         if not isinstance(program, str):
@@ -170,7 +180,8 @@ def validate_annotation(
     ------
     InputError
         Naming ``where``, the field, what was expected and got, and the fix: an empty
-        annotator or record id, a turn that is not a whole number >= 0, an unknown category,
+        annotator or record id, a shared default name as annotator (``analyst``), a turn that is
+        not a whole number >= 0, an unknown category, a model error without its system,
         a corrected program that does not parse, an ``exclude`` that is not a bool.
 
     Examples

@@ -35,13 +35,11 @@ Examples
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -49,119 +47,15 @@ import polars as pl
 from workbench.analysis.slices import SLICES, in_group
 from workbench.annotations import leases
 from workbench.annotations.backends import Store, open_store
+from workbench.annotations.items import QueueItem, TraceView, TriageItem, _literals, _table, _text, _trace
+from workbench.annotations.names import ASK_FIX, name_problem, resolve_name
 from workbench.errors import UsageError
-from workbench.grading.compare import answer_text
-from workbench.grading.program import ProgramSyntaxError, execute_program, literal_numbers, parse_program, trace_lines
 from workbench.schema import CATEGORY_DTYPE
 
 if TYPE_CHECKING:
     from workbench.pipeline.run import Run
 
 __all__ = ["QueueItem", "TraceView", "TriageItem", "AnnotationSession", "QUEUES", "session_for"]
-
-
-@dataclass(frozen=True)
-class QueueItem:
-    """The key of one queued turn; ``system`` None means the gold turn itself."""
-
-    record_id: str
-    turn: int
-    system: str | None
-
-
-@dataclass(frozen=True)
-class TraceView:
-    """A program and its execution, for display.
-
-    Attributes
-    ----------
-    program
-        The program text (None when there is none).
-    status
-        :class:`~workbench.grading.status.ProgramStatus` value (``ok``, ``parse_error``...).
-    value
-        The executed answer (``ProgramResult.answer``), None when execution failed.
-    steps
-        One line per executed operation (:func:`~workbench.grading.program.trace_lines`:
-        ``#0 subtract(60.94, 25.14) = 35.8``; an operation nested in step ``#0`` is ``#0.1``...).
-    message
-        Why execution failed (empty when it did not).
-    """
-
-    program: str | None
-    status: str
-    value: str | None
-    steps: tuple[str, ...]
-    message: str
-
-
-@dataclass(frozen=True)
-class TriageItem:
-    """Everything the triage view shows about one queued turn.
-
-    The predicted fields (``predicted_answer`` ... ``error_type``, ``predicted_trace``)
-    come from the key's system; for a key without a system (a flagged gold turn) they come
-    from the run's only system, or are None when the run has several.
-    """
-
-    key: QueueItem
-    question: str
-    gold_answer: str | None
-    gold_executed: str | None
-    predicted_answer: str | None
-    answer_graded: str | None
-    correct: bool | None
-    reason: str | None
-    detail: str | None
-    error_type: str | None
-    conversation: tuple[tuple[int, str, str | None, str | None], ...]
-    gold_trace: TraceView
-    predicted_trace: TraceView | None
-    flags: tuple[tuple[str, str, float, str], ...]
-    pre_text: str
-    post_text: str
-    table_columns: tuple[str, ...]
-    table_rows: tuple[tuple[str, ...], ...]
-    numbers_used: frozenset[float]
-    annotation: dict[str, Any] | None
-
-
-def _trace(program: str | None, table: Any) -> TraceView:
-    result = execute_program(program or "", table=table)
-    return TraceView(
-        program=program or None,
-        status=result.status.value,
-        value=result.answer,
-        steps=trace_lines(result.steps),
-        message=result.message,
-    )
-
-
-def _literals(*programs: str | None) -> frozenset[float]:
-    found: set[float] = set()
-    for program in programs:
-        if not program:
-            continue
-        try:
-            found.update(num.value for num in literal_numbers(parse_program(program)))
-        except ProgramSyntaxError:
-            continue
-    return frozenset(found)
-
-
-def _cell(value: Any) -> str:
-    return "" if value is None else answer_text(value)
-
-
-def _table(table_json: str | None) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    grid = json.loads(table_json) if table_json else {}
-    columns = tuple(str(c) for c in grid.get("columns", []))
-    rows = tuple(tuple(_cell(c) for c in row) for row in grid.get("rows", []))
-    return columns, rows
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
 
 
 def _key(item: QueueItem) -> leases.Key:
@@ -216,7 +110,10 @@ class AnnotationSession:
     queue
         The turns to annotate, in order (see :meth:`from_slice` and :meth:`from_checks`).
     annotator
-        Who is annotating; every event of this session carries the name.
+        Who is annotating; every event of this session carries the name. ``JUPYTERHUB_USER``
+        when set; an empty or shared default name (:mod:`workbench.annotations.names`) or None
+        leaves the session unnamed: it shows items, and refuses to save until
+        :meth:`set_annotator` names the analyst.
     clock
         Seconds now (``time.time``); leases are taken and judged by it. Tests inject one.
     owner
@@ -226,7 +123,7 @@ class AnnotationSession:
     Raises
     ------
     UsageError
-        For an empty annotator name or a queue item that is not a turn of ``run``.
+        For a queue item that is not a turn of ``run``.
     """
 
     def __init__(
@@ -235,15 +132,13 @@ class AnnotationSession:
         run: Run,
         queue: Sequence[QueueItem],
         *,
-        annotator: str,
+        annotator: str | None,
         clock: Callable[[], float] = time.time,
         owner: str = "",
     ) -> None:
-        if not isinstance(annotator, str) or not annotator.strip():
-            raise UsageError(f"a session needs the annotator's name, got {annotator!r}. Fix: pass annotator='name'")
         self.store = store
         self.run = run
-        self.annotator = annotator.strip()
+        self.annotator: str | None = resolve_name(annotator)
         self._queue = tuple(queue)
         gold_keys = set(run.gold.turns.select("record_id", "turn").iter_rows())
         system_keys = set(run.turns.select("record_id", "turn", "system").iter_rows())
@@ -260,7 +155,7 @@ class AnnotationSession:
                 )
         self._clock = clock
         #: This session's leases carry it (two analysts with one name, in two processes, still differ).
-        self.owner = owner or _process_owner(self.annotator, store)
+        self.owner = owner or _process_owner(self.annotator or "", store)
         self._position = len(self._queue)
         self._leased: QueueItem | None = None
         self._undo: list[tuple[int, int]] = []  # (event_id, position) of this session's submissions
@@ -273,7 +168,7 @@ class AnnotationSession:
         store: Store,
         run: Run,
         *,
-        annotator: str,
+        annotator: str | None,
         slice_name: str | None = None,
         group: str | None = None,
         failed_only: bool = True,
@@ -327,7 +222,7 @@ class AnnotationSession:
         store: Store,
         run: Run,
         *,
-        annotator: str,
+        annotator: str | None,
         categories: Sequence[str] | None = None,
         min_confidence: float = 0.0,
         clock: Callable[[], float] = time.time,
@@ -378,8 +273,35 @@ class AnnotationSession:
         return self._position
 
     def _active(self) -> dict[tuple[str, int, str | None], dict[str, Any]]:
-        active = self.store.active()
-        return {(row["record_id"], row["turn"], row["system"]): row for row in active.iter_rows(named=True)}
+        """The annotations in force by queue key (a model error recorded with its system also
+        counts for the gold turn's key, as the checks queue names it)."""
+        found: dict[tuple[str, int, str | None], dict[str, Any]] = {}
+        one_system = self._system_of(QueueItem("", 0, None))
+        for row in self.store.active().iter_rows(named=True):
+            found[(row["record_id"], row["turn"], row["system"])] = row
+            if row["category"] == "model_error" and row["system"] == one_system:
+                found.setdefault((row["record_id"], row["turn"], None), row)
+        return found
+
+    # ----------------------------------------------------------------- the analyst
+    def set_annotator(self, name: str) -> str:
+        """Name the analyst of this session (the triage's name box calls it); return the name.
+
+        Raises
+        ------
+        UsageError
+            For an empty or shared default name (``analyst``).
+        """
+        problem = name_problem(name)
+        if problem is not None:
+            raise UsageError(f"{problem}. Fix: {ASK_FIX}")
+        self.annotator = name.strip()
+        return self.annotator
+
+    def _signed(self) -> str:
+        if self.annotator is None:
+            raise UsageError(f"nothing saved: who is annotating? Fix: {ASK_FIX}")
+        return self.annotator
 
     @property
     def n_done(self) -> int:
@@ -405,7 +327,9 @@ class AnnotationSession:
         """Lease ``item`` to this session (giving back the one it held); False when another holds it."""
         if self._leased is not None and self._leased != item:
             self._release()
-        got = leases.acquire(self.store, _key(item), owner=self.owner, annotator=self.annotator, now=self._clock())
+        got = leases.acquire(
+            self.store, _key(item), owner=self.owner, annotator=self.annotator or "(not named yet)", now=self._clock()
+        )
         self._leased = item if got else None
         return got
 
@@ -502,11 +426,24 @@ class AnnotationSession:
             raise UsageError(
                 "the queue is exhausted; there is no item to annotate. Fix: goto() an earlier position, or undo()"
             )
+        annotator = self._signed()
+        system = key.system
+        if category == "model_error":  # only where a system's answer was graded wrong, always with the system
+            system = self._system_of(key)
+            found = self.run.turns.filter(
+                (pl.col("record_id") == key.record_id) & (pl.col("turn") == key.turn) & (pl.col("system") == system)
+            )
+            if system is None or not found.height or found["correct"][0] is not False:
+                raise UsageError(
+                    "nothing saved: 'Model error' is for a system's answer graded wrong, and this turn's "
+                    + ("answer was graded right" if found.height else "has no single system's answer")
+                    + ". Fix: pick the data-problem category that fits the gold turn"
+                )
         event_id = self.store.annotate(
-            annotator=self.annotator,
+            annotator=annotator,
             record_id=key.record_id,
             turn=key.turn,
-            system=key.system,
+            system=system,
             category=category,
             corrected_answer=corrected_answer,
             corrected_program=corrected_program,
@@ -525,7 +462,7 @@ class AnnotationSession:
         if not self._undo:
             return None
         event_id, position = self._undo[-1]
-        retraction = self.store.retract(event_id, annotator=self.annotator)
+        retraction = self.store.retract(event_id, annotator=self._signed())
         self._undo.pop()
         self._lease(self._queue[position])
         self._position = position
@@ -614,7 +551,7 @@ def session_for(
     store: Store,
     run: Run,
     *,
-    annotator: str,
+    annotator: str | None,
     queue: str = "checks",
     slice_name: str = "",
     group: str = "",

@@ -46,6 +46,7 @@ from workbench.schema import ANNOTATION_CATEGORIES
 from workbench.views.html import Markup, macro, static_text
 from workbench.views.turn_detail import marked_cell as _cell
 from workbench.views.turn_detail import marked_pieces as _segments
+from workbench.widgets.analyst import AnalystName
 
 if TYPE_CHECKING:
     from workbench.annotations.session import AnnotationSession, TriageItem
@@ -329,6 +330,10 @@ class TriageView:
 
         self.session = session
         self._selected: str | None = None
+        self._item: TriageItem | None = None
+        #: Who annotates: asked here (and remembered by the browser) until a name is set.
+        self.analyst = AnalystName(session.annotator or "")
+        self.analyst.on_name(self._named)
 
         self.progress = widgets.Label()
         self.progress.add_class("wb-progress")
@@ -401,6 +406,7 @@ class TriageView:
         document = widgets.VBox([self.document_pane], layout=widgets.Layout(flex="1 1 380px", min_width="300px"))
         self.widget = widgets.VBox(
             [
+                self.analyst,
                 widgets.HBox(
                     [self.progress, self.status],
                     layout=widgets.Layout(justify_content="space-between", flex_flow="row wrap"),
@@ -419,10 +425,20 @@ class TriageView:
 
     # ----------------------------------------------------------------------- handlers
     @_reported
+    def _named(self, name: str) -> None:
+        self.session.set_annotator(name)
+        self.status.value = f"annotating as {name}"
+
+    @_reported
     def select_category(self, name: str) -> None:
         """Select category ``name`` (one of :data:`~workbench.schema.ANNOTATION_CATEGORIES`)."""
         if name not in self.category_buttons:
             raise UsageError(f"unknown category {name!r}. Fix: use one of {', '.join(ANNOTATION_CATEGORIES)}")
+        if name == "model_error" and not (self._item is not None and self._item.model_error_allowed):
+            self.status.value = (
+                "Model error is for a system's answer graded wrong; this one was not: pick a data problem"
+            )
+            return
         self._selected = name
         self._show_selection()
         self.status.value = f"selected: {category_label(name)}"
@@ -439,6 +455,9 @@ class TriageView:
             return None
         if self._selected is None:
             self.status.value = "nothing selected: pick a category (keys 1-7) before saving"
+            return None
+        if self.session.annotator is None:
+            self.status.value = "nothing saved: type your name in the 'Your name' box above first"
             return None
         event_id = self.session.submit(
             category=self._selected,
@@ -555,9 +574,17 @@ class TriageView:
         """Show ``session.item()``: the panes, the form (pre-filled from an active annotation)."""
         self._clear_form()
         item = self.session.item()
+        self._item = item
         shown = item is not None
         for button in (*self.category_buttons.values(), self.save_button, self.skip_button):
             button.disabled = not shown
+        model_error = self.category_buttons["model_error"]
+        model_error.disabled = not (item is not None and item.model_error_allowed)
+        model_error.tooltip = (
+            "Model error (key 6): the system's answer was graded wrong"
+            if not model_error.disabled
+            else "Model error: only for a system's answer graded wrong (this one is not)"
+        )
         if item is None:
             total, done = self.session.total, self.session.n_done
             if total == 0:

@@ -3,7 +3,7 @@
 The interactive grid (:mod:`workbench.widgets.grid`) shows the panel under itself and calls
 :meth:`TurnPanel.show` when a row is selected. The interface it uses::
 
-    panel = TurnPanel(run, store=None, annotator="analyst")
+    panel = TurnPanel(run, store=None, annotator="")  # "": JUPYTERHUB_USER, else the panel asks
     panel.widget     # the root widget (a VBox), hidden until show() is called
     panel.navigate   # None, or a callable the grid sets: Previous calls navigate(-1), Next navigate(+1);
                      # both buttons are disabled while it is None
@@ -29,7 +29,11 @@ The "Annotate" part records a category (:data:`~workbench.schema.ANNOTATION_CATE
 as in the triage), a corrected answer, a corrected program (runs with gold programs only), a note
 and the exclusion of the conversation, through :meth:`AnnotationStore.annotate
 <workbench.annotations.store.AnnotationStore.annotate>`: the call the triage's
-``session.submit`` makes, so validation and the event are the same, under the panel's annotator.
+``session.submit`` makes, so validation and the event are the same, under the panel's annotator:
+the name resolved as the triage resolves it (:mod:`workbench.annotations.names`:
+``JUPYTERHUB_USER``, else the name given, else asked in the panel's "Your name" box, which the
+browser remembers); an empty or shared default name (``analyst``) is never saved under.
+"Model error" is taken only for a system's answer graded wrong, and always records the system.
 An annotation is about the gold turn (``system`` null: the cleaning applies its corrected answer,
 program and exclusion) or about the system's output (``system`` set: a model error; the cleaning
 leaves the gold as it is); picking a category sets the default (``model_error``: the system's
@@ -75,12 +79,14 @@ from typing import Any, Literal, TypeVar
 import ipywidgets as widgets
 import polars as pl
 
+from workbench.annotations.names import resolve_name
 from workbench.annotations.store import AnnotationStore
 from workbench.errors import UsageError, WorkbenchError
 from workbench.pipeline.run import Run
 from workbench.schema import ANNOTATION_CATEGORIES
 from workbench.views.html import Markup, macro, static_text
 from workbench.views.turn_detail import detail_data, turn_key
+from workbench.widgets.analyst import AnalystName
 from workbench.widgets.triage import _optional, category_label, open_store
 
 __all__ = ["TurnPanel", "TurnKey", "ABOUT_GOLD", "ABOUT_SYSTEM"]
@@ -187,12 +193,8 @@ class TurnPanel:
         path (empty or None: the triage's default store,
         :func:`workbench.config.annotation_store_path`), opened as the triage opens it.
     annotator
-        The analyst's name, carried by every event the panel writes.
-
-    Raises
-    ------
-    UsageError
-        For an empty annotator name.
+        The analyst's name, carried by every event the panel writes. ``JUPYTERHUB_USER`` when
+        set; empty or a shared default (``analyst``): the panel asks before the first save.
 
     Attributes
     ----------
@@ -217,13 +219,13 @@ class TurnPanel:
         run: Run,
         *,
         store: str | Path | AnnotationStore | None = None,
-        annotator: str = "analyst",
+        annotator: str | None = "",
     ) -> None:
-        if not isinstance(annotator, str) or not annotator.strip():
-            raise UsageError(f"the panel needs the annotator's name, got {annotator!r}. Fix: pass annotator='name'")
         self.run = run
         self.store = store if hasattr(store, "annotate") else open_store(store or "")
-        self.annotator = annotator.strip()
+        self.annotator: str | None = resolve_name(annotator)
+        self.analyst = AnalystName(self.annotator or "")
+        self.analyst.on_name(self._named)
         self.key: TurnKey | None = None
         self._position: tuple[int, int] | None = None
         self._navigate: Callable[[int], None] | None = None
@@ -301,13 +303,14 @@ class TurnPanel:
                     "hint",
                     _css(),
                     "Only an annotation about the gold data changes the cleaned dataset (its corrected answer, "
-                    f"program and exclusion); the annotation is saved under the name {self.annotator}.",
+                    "program and exclusion); the annotation is saved under the name in the 'Your name' box.",
                 )
             )
         )
         annotate = widgets.VBox(
             [
                 widgets.HTML(str(macro(_TEMPLATE, "heading", _css(), "Annotate"))),
+                self.analyst,
                 *form,
                 self._hint,
                 self.annotations_pane,
@@ -425,8 +428,20 @@ class TurnPanel:
         if category is None:
             self._set_status("Nothing saved: pick a category before saving", "error")
             return None
+        if self.annotator is None:
+            self._set_status("Nothing saved: type your name in the 'Your name' box first", "error")
+            return None
         system, record_id, turn = self.key
         about_gold = system is None or self.about.value == ABOUT_GOLD
+        if category in _SYSTEM_CATEGORIES:  # only a system's answer graded wrong; always with the system
+            graded = self._row(system, record_id, turn) if system is not None else None
+            if graded is None or not graded.height or graded["correct"][0] is not False:
+                self._set_status(
+                    f"Nothing saved: Model error is for a system's answer graded wrong, and this {self._item}'s was not",
+                    "error",
+                )
+                return None
+            about_gold = False
         event_id = self.store.annotate(  # the call the triage's session.submit makes
             annotator=self.annotator,
             record_id=record_id,
@@ -447,6 +462,10 @@ class TurnPanel:
             return event_id
         self._set_status(done, "ok")
         return event_id
+
+    def _named(self, name: str) -> None:
+        self.annotator = name
+        self._set_status(f"Annotating as {name}.", "ok")
 
     def status_text(self) -> str:
         """The status line's text (what the last action did)."""

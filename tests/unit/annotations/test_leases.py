@@ -48,8 +48,8 @@ def test_two_sessions_never_share_a_live_item(run: Run, tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite"
     with AnnotationStore(path) as mine, AnnotationStore(path) as theirs:
         # one name, two owners (as two analysts' kernels are): the leases still differ
-        ana = _session(mine, run, "analyst", clock, owner="kernel-1")
-        bo = _session(theirs, run, "analyst", clock, owner="kernel-2")
+        ana = _session(mine, run, "sam", clock, owner="kernel-1")
+        bo = _session(theirs, run, "sam", clock, owner="kernel-2")
         seen_together = []
         for _ in range(4):
             assert ana.current() != bo.current()
@@ -60,7 +60,7 @@ def test_two_sessions_never_share_a_live_item(run: Run, tmp_path: Path) -> None:
         assert seen_together == [(0, 1), (2, 3), (4, 5), (6, 7)]
         assert bo.n_held == 1 and ana.n_held == 1  # each sees the other's item on screen
         # goto an item the other holds is refused in one line; back passes over it
-        with pytest.raises(UsageError, match="on analyst's screen"):
+        with pytest.raises(UsageError, match="on sam's screen"):
             bo.goto(ana.position)
 
 

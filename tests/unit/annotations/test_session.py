@@ -90,8 +90,6 @@ def test_queue_from_slice_refuses_bad_arguments(run: Run, store: AnnotationStore
         AnnotationSession.from_slice(store, run, annotator="ana", system="gpt")
     with pytest.raises(UsageError):
         AnnotationSession.from_slice(store, run, annotator="ana", slice_name="colour", group="red")
-    with pytest.raises(UsageError, match="annotator"):
-        AnnotationSession.from_slice(store, run, annotator=" ")
     with pytest.raises(UsageError, match="not a turn of this run"):
         AnnotationSession(store, run, [QueueItem("nope", 0, None)], annotator="ana")
 

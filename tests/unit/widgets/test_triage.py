@@ -103,9 +103,39 @@ def test_category_buttons_show_their_keys_and_selection(view: TriageView) -> Non
     view.category_buttons["mislabel"].click()
     assert view.category_buttons["mislabel"].button_style == "primary"
     assert all(b.button_style == "" for name, b in view.category_buttons.items() if name != "mislabel")
-    view.select_category("model_error")
-    assert view.category_buttons["model_error"].button_style == "primary"
+    view.select_category("ambiguous_question")
+    assert view.category_buttons["ambiguous_question"].button_style == "primary"
     assert view.category_buttons["mislabel"].button_style == ""
+
+
+def test_model_error_is_offered_only_where_the_answer_was_graded_wrong(view: TriageView, store, run: Run) -> None:
+    # the checks queue's first item: a flagged gold turn the system answered right
+    assert view.session.item().correct is True
+    assert view.category_buttons["model_error"].disabled
+    view.on_key(_keydown("6"))
+    assert view._selected is None and view.status.value.startswith("Model error is for a system's answer graded wrong")
+    wrong = triage.session_for(store, run, annotator="ana", queue="failed")
+    failed = triage.triage(wrong)
+    assert not failed.category_buttons["model_error"].disabled
+    failed.on_key(_keydown("6"))
+    assert failed.save() is not None
+    assert _annotations(store)["system"].to_list() == [wrong.queue[0].system]
+
+
+def test_the_triage_asks_for_a_name_before_the_first_save(store, run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    view = triage.triage(triage.session_for(store, run, annotator="analyst", queue="checks"))
+    assert view.analyst in view.widget.children and view.analyst.name == ""
+    assert view.analyst.message.startswith("Who is annotating?")
+    view.on_key(_keydown("2"))
+    assert view.save() is None
+    assert view.status.value == "nothing saved: type your name in the 'Your name' box above first"
+    assert store.events().height == 0
+    view.analyst.proposed = "ana"  # typed in the box, or the name this browser remembered
+    assert view.status.value == "annotating as ana"
+    view.on_key(_keydown("2"))
+    assert view.save() is not None
+    assert store.events()["annotator"].to_list() == ["ana"]
 
 
 def test_keys_are_not_taken_from_the_form(view: TriageView) -> None:

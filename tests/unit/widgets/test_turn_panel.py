@@ -289,9 +289,44 @@ def test_save_without_a_category_writes_nothing(panel: TurnPanel, store: Annotat
     assert store.events().height == 0
 
 
-def test_an_empty_annotator_is_refused(run: Run, store: AnnotationStore) -> None:
-    with pytest.raises(workbench.errors.UsageError, match="the panel needs the annotator's name"):
-        TurnPanel(run, store=store, annotator="  ")
+@pytest.mark.parametrize("given", ["  ", "", "analyst"])
+def test_an_empty_or_shared_annotator_is_asked_before_the_first_save(
+    run: Run, store: AnnotationStore, given: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    panel = TurnPanel(run, store=store, annotator=given)
+    assert panel.annotator is None and panel.analyst.name == ""
+    assert panel.analyst in panel.annotate_box.children
+    panel.show(RSG)
+    panel.category.value = "mislabel"
+    assert panel.save() is None
+    assert panel.status_text() == "Nothing saved: type your name in the 'Your name' box first"
+    assert store.events().height == 0
+    panel.analyst.proposed = "analyst"  # what the browser sends: a shared name is not taken
+    assert panel.annotator is None and "shared default name" in panel.analyst.message
+    panel.analyst.proposed = "bo"  # typed, or remembered by the browser
+    assert panel.annotator == "bo" and panel.status_text() == "Annotating as bo."
+    assert panel.save() is not None
+    assert store.events()["annotator"].to_list() == ["bo"]
+
+
+def test_the_panel_takes_the_hub_user(run: Run, store: AnnotationStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUPYTERHUB_USER", "carla")
+    panel = TurnPanel(run, store=store, annotator="analyst")
+    assert (panel.annotator, panel.analyst.fixed) == ("carla", True)
+    assert panel.analyst.message == "Annotating as carla (JupyterHub user)."
+
+
+def test_model_error_only_where_the_answer_was_graded_wrong(panel: TurnPanel, run: Run, store: AnnotationStore) -> None:
+    right = run.turns.filter(pl.col("correct")).select("system", "record_id", "turn").row(0)
+    panel.show(right)
+    panel.category.value = "model_error"
+    assert panel.save() is None and "Model error is for a system's answer graded wrong" in panel.status_text()
+    panel.show(RSG)  # graded wrong: recorded about the system even when the toggle says the gold
+    panel.category.value = "model_error"
+    panel.about.value = ABOUT_GOLD
+    assert panel.save() is not None
+    assert store.events()["system"].to_list() == [RSG[0]]
 
 
 def test_the_store_is_a_path_or_the_triages_default(run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
