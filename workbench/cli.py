@@ -541,15 +541,12 @@ def _templates(args: argparse.Namespace) -> int:
 
 def _triage(args: argparse.Namespace) -> int:
     import os
-    import subprocess
 
     from workbench.report.templates import voila_command
 
     argv, env = voila_command(args.notebook, port=args.port, browser=not args.no_browser)
-    try:
-        return subprocess.run(argv, env={**os.environ, **env}, check=False).returncode
-    except KeyboardInterrupt:  # Ctrl-C stops Voila too (the same process group)
-        return 130
+    os.execve(argv[0], argv, {**os.environ, **env})  # Voila in this process: Ctrl-C and signals reach it
+    return 0  # pragma: no cover - execve does not return
 
 
 def _report(args: argparse.Namespace) -> int:
