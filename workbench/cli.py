@@ -221,6 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     copy.add_argument("dir", type=Path, metavar="DIR", help="the folder for the copies")
 
+    check = sub.add_parser("check", help="fail when the newest run of a reports folder is worse (exit code 3)")
+    check.add_argument(
+        "folder", type=Path, metavar="FOLDER", help="a reports folder (its ledger.sqlite) or a ledger file"
+    )
+    check.add_argument("--points", type=float, default=2.0, help="the drop in percentage points that fails (default 2)")
     triage = sub.add_parser(
         "triage",
         help="serve the triage app (03-triage) with Voila on 127.0.0.1",
@@ -549,6 +554,17 @@ def _triage(args: argparse.Namespace) -> int:
     return 0  # pragma: no cover - execve does not return
 
 
+def _check(args: argparse.Namespace) -> int:
+    from workbench.report.gate import check_ledger
+
+    result = check_ledger(args.folder, args.points)
+    for note in result.notes:
+        _say(f"workbench: note: {note}", file=sys.stderr)
+    for regression in result.regressions:
+        _say(f"regression: {regression.line()}")
+    return result.exit_code
+
+
 def _report(args: argparse.Namespace) -> int:
     from workbench.report import runner
     from workbench.report.batch import ReportJob, load_batch
@@ -644,6 +660,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "report": _report,
             "templates": _templates,
             "triage": _triage,
+            "check": _check,
         }
         return commands[args.command](args)
     except ReportError as exc:

@@ -57,8 +57,10 @@ __all__ = [
 LEDGER_NAME = "ledger.sqlite"
 #: How long an append waits for another run's append to finish (milliseconds).
 _BUSY_MS = 120_000
-#: Slices whose groups are outcomes (``error_type``) say nothing about the items: not recorded.
-_NOT_RECORDED = frozenset({"error_type"})
+#: Slices whose groups follow from the run's own verdicts (``error_type``; ``graders_disagree``:
+#: whether the grading policies agree on this run's answer) say nothing fixed about the items, so
+#: two runs' groups are not the same items: not recorded.
+_NOT_RECORDED = frozenset({"error_type", "graders_disagree"})
 #: Headline keys left out of ``headline`` (tallies kept in ``summary.json``).
 _NOT_HEADLINE = frozenset({"policies", "reasons"})
 
