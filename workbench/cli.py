@@ -4,8 +4,9 @@
 dataset is optional when the gold travels inside the outputs);
 ``workbench report`` runs a notebook template and writes the executed notebook and HTML
 (``-p NAME=VALUE`` sets any parameter the template declares, as papermill's ``-p`` does);
-``workbench annotations import|list|backup|recover|copy`` feeds, reads, backs up, rescues or
-copies the annotation store (a SQLite file or a ``postgresql://`` URL); ``workbench export`` writes the cleaned dataset;
+``workbench annotations import|list|backup|recover|copy|agreement`` feeds, reads, backs up, rescues or
+copies the annotation store (a SQLite file or a ``postgresql://`` URL), or says how well its analysts
+agree; ``workbench export`` writes the cleaned dataset;
 ``workbench templates list|copy DIR`` lists the shipped templates or copies them for editing;
 ``workbench triage`` serves the triage app with Voila.
 ``workbench --version`` prints the package's version (``workbench.__version__``, its one source).
@@ -144,6 +145,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     moving.add_argument("source", metavar="SRC", help="the store to copy from")
     moving.add_argument("target", metavar="DST", help="the store to copy into (created when missing)")
+    agreeing = notes_sub.add_parser(
+        "agreement",
+        help="print the analysts' agreement per category as CSV (Cohen's kappa for two, Krippendorff's alpha for more)",
+        description="Each analyst's latest annotation in force on a turn is their decision; turns decided by at "
+        "least two analysts count. Per category (that category or not) and overall (category 'all'): the "
+        "statistic, n (turns read) and a 95%% interval from a bootstrap over turns (fixed seed).",
+    )
+    agreeing.add_argument(
+        "--analysts", default=None, help="only these analysts, separated by commas (default: everyone in the store)"
+    )
+    _store_option(agreeing)
 
     export = sub.add_parser(
         "export",
@@ -333,6 +345,16 @@ def _annotations(args: argparse.Namespace) -> int:
             f"rows{lost} and {done.invalid} invalid rows; {path} was left as it is. Next: check it "
             f"(workbench annotations list --all --store {done.path}), then move it over {path}"
         )
+        return 0
+    if args.action == "agreement":
+        import polars as pl
+
+        from workbench.annotations.agreement import agreement
+
+        chosen = [a.strip() for a in args.analysts.split(",") if a.strip()] if args.analysts else None
+        with open_store(location, create=False) as store:
+            table = agreement(store, analysts=chosen)
+        sys.stdout.write(write_csv(table.with_columns(pl.col("value", "low", "high").round(3))))
         return 0
     if args.action == "backup":
         with open_store(location, create=False) as store:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -265,3 +266,32 @@ def test_signed_numbers_are_not_formulas(tmp_path: Path, capsys: pytest.CaptureF
     assert code == 0, err
     rows = read_active_annotations(store).select("corrected_answer", "note").rows()
     assert rows == [("-12.5", "+3"), ("+3", "-1e5"), ("-9.7%", "x = y - 1")]
+
+
+def test_agreement_prints_kappa_per_category_with_n_and_an_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "two.csv"
+    rows = ["record_id,turn,category,annotator"]
+    for i, (ana, bo) in enumerate([("mislabel", "mislabel")] * 6 + [("other", "other")] * 3 + [("mislabel", "other")]):
+        rows += [f"r{i},0,{ana},ana", f"r{i},0,{bo},bo"]
+    csv.write_text("\n".join(rows) + "\n")
+    store = tmp_path / "a.sqlite"
+    assert _run(capsys, "annotations", "import", str(csv), "--store", str(store))[0] == 0
+    code, out, err = _run(capsys, "annotations", "agreement", "--store", str(store))
+    assert code == 0, err
+    table = pl.read_csv(io.StringIO(out))
+    assert table.columns == ["category", "statistic", "analysts", "n", "value", "low", "high"]
+    overall = table.row(0, named=True)
+    # 9 of 10 agree; ana says mislabel 7 times, bo 6: pe = 0.7*0.6 + 0.3*0.4 = 0.54, kappa = 0.36/0.46
+    assert (overall["category"], overall["statistic"], overall["analysts"], overall["n"]) == (
+        "all",
+        "Cohen's kappa",
+        "ana, bo",
+        10,
+    )
+    assert overall["value"] == pytest.approx(0.36 / 0.46, abs=5e-4)
+    assert overall["low"] <= overall["value"] <= overall["high"]
+    assert table["category"].to_list() == ["all", "mislabel", "other"]
+    code, _out, err = _run(capsys, "annotations", "agreement", "--store", str(store), "--analysts", "ana")
+    assert code == 2 and err.count("\n") == 1 and "agreement needs two analysts" in err

@@ -1,0 +1,163 @@
+"""Agreement between analysts: Cohen's kappa for two, Krippendorff's alpha for more.
+
+Each analyst's decision on an item is their latest annotation of it still in force (a retracted
+one counts as not given); an item is a turn, ``(record_id, turn)``, so a model error recorded
+with its system and a data problem recorded on the gold turn are two answers to the same item.
+Only items that at least two analysts decided count (for kappa: both analysts).
+
+For every category, and overall, :func:`agreement` reports the statistic, ``n`` (the items it
+read), and a 95% interval from a bootstrap over items (:data:`RESAMPLES` resamples, a fixed
+seed, so the same store gives the same figures). Per category the decision is "this category or
+not"; overall it is the category itself. The statistics come from statsmodels
+(:func:`statsmodels.stats.inter_rater.cohens_kappa`) and the ``krippendorff`` package: no
+statistic is written here. A statistic is undefined (None) when the analysts' decisions do not
+vary (every item rated the same by everyone).
+
+Examples
+--------
+>>> import tempfile
+>>> from pathlib import Path
+>>> from workbench.annotations import AnnotationStore
+>>> with AnnotationStore(Path(tempfile.mkdtemp()) / "a.sqlite") as store:
+...     for record, ana, bo in [("r1", "mislabel", "mislabel"), ("r2", "other", "mislabel"), ("r3", "other", "other")]:
+...         _ = store.annotate(annotator="ana", record_id=record, turn=0, category=ana)
+...         _ = store.annotate(annotator="bo", record_id=record, turn=0, category=bo)
+...     table = agreement(store)
+>>> table.filter(pl.col("category") == "all").select("statistic", "analysts", "n", pl.col("value").round(3)).row(0)
+("Cohen's kappa", 'ana, bo', 3, 0.4)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from workbench.errors import UsageError
+from workbench.schema import ANNOTATION_CATEGORIES
+
+if TYPE_CHECKING:
+    from workbench.annotations.backends import Store
+
+__all__ = ["decisions", "agreement", "disagreements", "RESAMPLES", "OVERALL", "KAPPA", "ALPHA"]
+
+#: Bootstrap resamples of the items for each interval.
+RESAMPLES = 1000
+#: The row of the table that reads every category at once.
+OVERALL = "all"
+KAPPA = "Cohen's kappa"
+ALPHA = "Krippendorff's alpha"
+_SEED = 20260101
+
+
+def decisions(store: Store) -> pl.DataFrame:
+    """One row per (record_id, turn, annotator): that analyst's latest annotation in force on the turn
+    (columns record_id, turn, annotator, category, system, event_id)."""
+    events = store.events()
+    retracted = set(events.filter(pl.col("kind") == "retraction")["retracts"].drop_nulls().to_list())
+    return (
+        events.filter((pl.col("kind") == "annotation") & ~pl.col("event_id").is_in(list(retracted)))
+        .sort("event_id")
+        .group_by("record_id", "turn", "annotator", maintain_order=True)
+        .last()
+        .select("record_id", "turn", "annotator", pl.col("category").cast(pl.String), "system", "event_id")
+        .sort("record_id", "turn", "annotator")
+    )
+
+
+def disagreements(store: Store) -> pl.DataFrame:
+    """The turns at least two analysts decided differently (record_id, turn, the analysts, their
+    categories): the adjudication queue."""
+    decided = decisions(store)
+    return (
+        decided.group_by("record_id", "turn")
+        .agg(pl.col("annotator"), pl.col("category"), pl.col("category").n_unique().alias("n_categories"))
+        .filter((pl.col("annotator").list.len() >= 2) & (pl.col("n_categories") > 1))
+        .drop("n_categories")
+        .sort("record_id", "turn")
+    )
+
+
+def _kappa(matrix: np.ndarray) -> float | None:
+    from statsmodels.stats.inter_rater import cohens_kappa, to_table
+
+    table, _bins = to_table(matrix.astype(int), bins=int(matrix.max()) + 1)
+    if len(np.unique(matrix)) < 2:
+        return None
+    value = float(cohens_kappa(table, return_results=False))
+    return value if np.isfinite(value) else None
+
+
+def _alpha(matrix: np.ndarray) -> float | None:
+    import krippendorff
+
+    present = matrix[~np.isnan(matrix)]
+    if len(np.unique(present)) < 2:
+        return None
+    value = float(krippendorff.alpha(reliability_data=matrix.T, level_of_measurement="nominal"))
+    return value if np.isfinite(value) else None
+
+
+def _interval(matrix: np.ndarray, statistic: Any) -> tuple[float | None, float | None]:
+    rng = np.random.default_rng(_SEED)
+    values = []
+    for _ in range(RESAMPLES):
+        value = statistic(matrix[rng.integers(0, len(matrix), len(matrix))])
+        if value is not None:
+            values.append(value)
+    if len(values) < RESAMPLES / 2:  # most resamples undefined: no honest interval
+        return None, None
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def agreement(store: Store, *, analysts: list[str] | None = None) -> pl.DataFrame:
+    """Agreement per category and overall (``category`` :data:`OVERALL`): statistic, analysts, n,
+    value, low, high (None where undefined).
+
+    Raises
+    ------
+    UsageError
+        When fewer than two analysts decided a common item (nothing to compare), in one line.
+    """
+    decided = decisions(store)
+    if analysts:
+        decided = decided.filter(pl.col("annotator").is_in(analysts))
+    names = sorted(set(decided["annotator"].to_list()))
+    wide = decided.pivot(on="annotator", index=["record_id", "turn"], values="category").select(
+        "record_id", "turn", *names
+    )
+    shared = wide.filter(pl.sum_horizontal(pl.col(names).is_not_null()) >= 2) if len(names) >= 2 else wide.clear()
+    if len(names) == 2:
+        shared = shared.drop_nulls(names)
+    if len(names) < 2 or shared.is_empty():
+        raise UsageError(
+            f"agreement needs two analysts who decided the same turns; the store has {len(names)} analyst(s) "
+            f"({', '.join(names) or 'none'}) and {shared.height} turns decided by two. "
+            "Fix: triage with overlap > 0 so some turns are shown to two analysts"
+        )
+    statistic, compute = (KAPPA, _kappa) if len(names) == 2 else (ALPHA, _alpha)
+    codes = {c: float(i) for i, c in enumerate(ANNOTATION_CATEGORIES)}
+    raw = np.array([[codes[v] if v is not None else np.nan for v in row] for row in shared.select(names).iter_rows()])
+    rows = []
+    for category in (OVERALL, *ANNOTATION_CATEGORIES):
+        if category == OVERALL:
+            matrix = raw
+        else:
+            matrix = np.where(np.isnan(raw), np.nan, (raw == codes[category]).astype(float))
+            if not np.nansum(matrix):
+                continue  # nobody chose it: nothing to agree on
+        value = compute(matrix)
+        low, high = _interval(matrix, compute) if value is not None else (None, None)
+        rows.append((category, statistic, ", ".join(names), len(matrix), value, low, high))
+    schema = {
+        "category": pl.String,
+        "statistic": pl.String,
+        "analysts": pl.String,
+        "n": pl.Int64,
+        "value": pl.Float64,
+        "low": pl.Float64,
+        "high": pl.Float64,
+    }
+    return pl.DataFrame(rows, schema=schema, orient="row")
