@@ -285,6 +285,23 @@ def _wilson_when_all_alike(level: float) -> list[pl.Expr]:
     ]
 
 
+def _wilson_when_no_disagreement(level: float) -> list[pl.Expr]:
+    """Bounds for a paired group where the two systems never disagree: resampling gives such a
+    group no spread (0 [0, 0]), so the difference gets the bound the data allow instead. The
+    difference a - b is at most the share of conversations where they disagree, in either
+    direction, and none of n disagreeing bounds that share by the Wilson score interval's upper
+    end, z^2 / (n + z^2): about [-49.0, +49.0] points for four conversations, [-1.9, +1.9] for
+    200 (as :func:`_wilson_when_all_alike` does for one system's accuracy)."""
+    z2 = NormalDist().inv_cdf(1.0 - (1.0 - float(level)) / 2.0) ** 2
+    n = pl.col("n_conversations").cast(pl.Float64)
+    alike = (pl.col("a_only") + pl.col("b_only") == 0) & (pl.col("n_turns") > 0)
+    bound = z2 / (n + z2)
+    return [
+        pl.when(alike).then(-bound).otherwise(pl.col("low")).alias("low"),
+        pl.when(alike).then(bound).otherwise(pl.col("high")).alias("high"),
+    ]
+
+
 def _null_bounds_below_two_conversations() -> list[pl.Expr]:
     return [pl.when(pl.col("n_conversations") >= 2).then(pl.col(bound)).alias(bound) for bound in ("low", "high")]
 
@@ -397,7 +414,9 @@ def paired_comparison(
         mcnemar_p, n_unpaired``. ``a_only`` counts paired turns a got right and b wrong;
         ``mcnemar_p`` is :func:`mcnemar_exact` of ``a_only`` and ``b_only``. Accuracies and
         difference are null for a group without paired turns; ``low``/``high`` are null
-        with fewer than 2 paired conversations; ``too_small`` is true with fewer than
+        with fewer than 2 paired conversations; where the two never disagree, the bootstrap
+        has no spread and the interval is plus or minus the Wilson upper bound of a share of
+        disagreeing conversations of none in ``n_conversations`` (never 0 [0, 0]); ``too_small`` is true with fewer than
         :data:`MIN_GROUP_N` paired turns. Sorted by slice (first appearance), then by
         descending ``n_turns`` and ``group`` (reading order:
         :func:`workbench.analysis.slices.in_reading_order`).
@@ -462,8 +481,9 @@ def paired_comparison(
             (pl.col("_correct_b") / pl.col("n_turns")).alias("accuracy_b"),
             ((pl.col("_correct_a") - pl.col("_correct_b")) / pl.col("n_turns")).alias("difference"),
             (pl.col("_either") - 2 * pl.col("n_turns")).alias("n_unpaired"),
-            *_null_bounds_below_two_conversations(),
+            *_wilson_when_no_disagreement(level),
         )
+        .with_columns(*_null_bounds_below_two_conversations())
         .with_columns(pl.col("accuracy_a", "accuracy_b", "difference").fill_nan(None))
     )
     table = table.with_columns(

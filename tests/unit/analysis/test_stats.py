@@ -357,7 +357,9 @@ def test_paired_identical_systems() -> None:
     assert out.height == 3
     for row in out.iter_rows(named=True):
         assert row["accuracy_a"] == row["accuracy_b"]
-        assert (row["difference"], row["low"], row["high"]) == (0.0, 0.0, 0.0)
+        assert row["difference"] == 0.0
+        # no disagreement: plus or minus the Wilson bound over the conversations (issue 34), not [0, 0]
+        assert row["low"] == -row["high"] and 0.0 < row["high"] < 0.1
         assert (row["a_only"], row["b_only"], row["mcnemar_p"], row["n_unpaired"]) == (0, 0, 1.0, 0)
 
 
