@@ -10,7 +10,8 @@ checked, SQLite errors in one line, backup names), ``store`` (the SQLite log:
 :class:`AnnotationStore`), ``postgres`` (the same log on a PostgreSQL server), ``backends``
 (:func:`open_store`: the backend chosen by the location), then ``leases`` (an item shown to one
 analyst held for a few minutes, in the store), ``recovery`` (rescue a damaged SQLite store),
-``transfer`` (copy a store into another), ``csv_import`` and ``session``.
+``transfer`` (copy a store into another), ``agreement`` (each analyst's decisions, Cohen's kappa
+or Krippendorff's alpha, the turns they decided differently), ``csv_import`` and ``session``.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ Examples
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import secrets
 import threading
@@ -46,6 +47,7 @@ import polars as pl
 
 from workbench.analysis.slices import SLICES, in_group
 from workbench.annotations import leases
+from workbench.annotations.agreement import decisions
 from workbench.annotations.backends import Store, open_store
 from workbench.annotations.items import QueueItem, TraceView, TriageItem, _literals, _table, _text, _trace
 from workbench.annotations.names import ASK_FIX, name_problem, resolve_name
@@ -116,6 +118,11 @@ class AnnotationSession:
         :meth:`set_annotator` names the analyst.
     clock
         Seconds now (``time.time``); leases are taken and judged by it. Tests inject one.
+    overlap
+        The share of items (0 to 1) shown to two analysts: an item chosen by its key's digest
+        (the same items in every analyst's session) stays open until two analysts decided it,
+        each once; the others are done at the first annotation. Their decisions feed
+        ``workbench annotations agreement``.
     owner
         Who holds this session's leases; by default one token per annotator and process, so a
         template's cells run again keep the item on screen (two analysts are two processes).
@@ -135,6 +142,7 @@ class AnnotationSession:
         annotator: str | None,
         clock: Callable[[], float] = time.time,
         owner: str = "",
+        overlap: float = 0.0,
     ) -> None:
         self.store = store
         self.run = run
@@ -154,6 +162,12 @@ class AnnotationSession:
                     "Fix: build the queue from the run's turns (from_slice / from_checks)"
                 )
         self._clock = clock
+        if isinstance(overlap, bool) or not isinstance(overlap, int | float) or not 0.0 <= overlap <= 1.0:
+            raise UsageError(
+                f"overlap is the share of items shown to two analysts, from 0 to 1, got {overlap!r}. "
+                "Fix: give e.g. overlap=0.1 (one item in ten decided by two analysts)"
+            )
+        self.overlap = float(overlap)
         #: This session's leases carry it (two analysts with one name, in two processes, still differ).
         self.owner = owner or _process_owner(self.annotator or "", store)
         self._position = len(self._queue)
@@ -175,6 +189,7 @@ class AnnotationSession:
         system: str | None = None,
         clock: Callable[[], float] = time.time,
         owner: str = "",
+        overlap: float = 0.0,
     ) -> AnnotationSession:
         """Queue the graded turns (one per system) of one slice group, ordered by record, turn, system.
 
@@ -214,7 +229,15 @@ class AnnotationSession:
         if failed_only:
             turns = turns.filter(~pl.col("correct"))
         keys = turns.select("record_id", "turn", "system").sort("record_id", "turn", "system").iter_rows()
-        return cls(store, run, [QueueItem(r, t, s) for r, t, s in keys], annotator=annotator, clock=clock, owner=owner)
+        return cls(
+            store,
+            run,
+            [QueueItem(r, t, s) for r, t, s in keys],
+            annotator=annotator,
+            clock=clock,
+            owner=owner,
+            overlap=overlap,
+        )
 
     @classmethod
     def from_checks(
@@ -227,6 +250,7 @@ class AnnotationSession:
         min_confidence: float = 0.0,
         clock: Callable[[], float] = time.time,
         owner: str = "",
+        overlap: float = 0.0,
     ) -> AnnotationSession:
         """Queue the gold turns the data-quality checks flagged (system None), most confident first.
 
@@ -254,7 +278,15 @@ class AnnotationSession:
             .select("record_id", "turn")
             .iter_rows()
         )
-        return cls(store, run, [QueueItem(r, t, None) for r, t in keys], annotator=annotator, clock=clock, owner=owner)
+        return cls(
+            store,
+            run,
+            [QueueItem(r, t, None) for r, t in keys],
+            annotator=annotator,
+            clock=clock,
+            owner=owner,
+            overlap=overlap,
+        )
 
     # ----------------------------------------------------------------- state
     @property
@@ -305,13 +337,45 @@ class AnnotationSession:
 
     @property
     def n_done(self) -> int:
-        """Queue items with an annotation in force in the store (anyone's, read from the store)."""
-        active = self._active()
-        return sum((k.record_id, k.turn, k.system) in active for k in self._queue)
+        """Queue items done (read from the store): with an annotation in force, or, for an item
+        shown to two analysts (:attr:`overlap`), decided by two."""
+        active, deciders = self._active(), self._deciders()
+        return sum(self._done(k, active, deciders) for k in self._queue)
 
     def is_done(self, key: QueueItem) -> bool:
-        """Whether ``key`` has an annotation in force in the store."""
-        return (key.record_id, key.turn, key.system) in self._active()
+        """Whether ``key`` is done (see :attr:`n_done`)."""
+        return self._done(key, self._active(), self._deciders())
+
+    def doubled(self, key: QueueItem) -> bool:
+        """Whether ``key`` is one of the :attr:`overlap` share shown to two analysts."""
+        if self.overlap <= 0.0:
+            return False
+        digest = hashlib.sha256(f"{key.record_id}\x1f{key.turn}\x1f{key.system}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64 < self.overlap
+
+    def _deciders(self) -> dict[tuple[str, int, str | None], set[str]]:
+        """Who decided each key (their latest annotation in force), only when some items are doubled."""
+        found: dict[tuple[str, int, str | None], set[str]] = {}
+        if self.overlap <= 0.0:
+            return found
+        for row in decisions(self.store).iter_rows(named=True):
+            for system in {row["system"], None}:
+                found.setdefault((row["record_id"], row["turn"], system), set()).add(row["annotator"])
+        return found
+
+    def _done(self, key: QueueItem, active: dict[Any, Any], deciders: dict[Any, set[str]]) -> bool:
+        return len(deciders.get(_key(key), ())) >= 2 if self.doubled(key) else _key(key) in active
+
+    def _blind(self, key: QueueItem) -> bool:
+        """A doubled item this analyst has not decided: another analyst's decision is not shown."""
+        return self.doubled(key) and self.annotator not in self._deciders().get(_key(key), set())
+
+    def _open(self, key: QueueItem, active: dict[Any, Any], deciders: dict[Any, set[str]]) -> bool:
+        """Whether this session still has to decide ``key``."""
+        if not self.doubled(key):
+            return _key(key) not in active
+        decided = deciders.get(_key(key), set())
+        return len(decided) < 2 and self.annotator not in decided
 
     def current(self) -> QueueItem | None:
         """The key under the cursor; None when the queue is exhausted."""
@@ -342,12 +406,12 @@ class AnnotationSession:
         """Move the cursor to the first item from ``start`` (going by ``step``) that no other session
         leases and, with ``open_only``, that has no annotation in force; lease it. Going forward past
         the last item ends the queue; going back past the first leaves the cursor where it is."""
-        active = self._active()
+        active, deciders = self._active(), self._deciders()
         others = leases.held_by_others(self.store, owner=self.owner, now=self._clock())
         index = start
         while 0 <= index < len(self._queue):
             item = self._queue[index]
-            free = _key(item) not in others and not (open_only and _key(item) in active)
+            free = _key(item) not in others and not (open_only and not self._open(item, active, deciders))
             if free and self._lease(item):
                 self._position = index
                 return
@@ -536,7 +600,7 @@ class AnnotationSession:
             table_columns=columns,
             table_rows=rows,
             numbers_used=_literals(gold.get("gold_program"), predicted_program),
-            annotation=self._active().get((key.record_id, key.turn, key.system)),
+            annotation=None if self._blind(key) else self._active().get(_key(key)),
         )
 
     def __repr__(self) -> str:
@@ -557,13 +621,15 @@ def session_for(
     group: str = "",
     min_confidence: float = 0.0,
     system: str = "",
+    overlap: float = 0.0,
 ) -> AnnotationSession:
     """Open a triage session on ``run`` for one of the :data:`QUEUES` (the triage template's call).
 
     ``checks``: the gold turns the data-quality checks flag with at least ``min_confidence``,
     most confident first. ``failed``: the failed turns of each system (or of ``system``),
     restricted to the group ``group`` of slice ``slice_name`` when those are given. Empty strings
-    mean "not given", as in the templates' parameters.
+    mean "not given", as in the templates' parameters. ``overlap``: the share of items shown to two
+    analysts (see :class:`AnnotationSession`).
 
     Raises
     ------
@@ -589,7 +655,9 @@ def session_for(
                 "which takes every flagged gold turn. Fix: use queue='failed' to triage the failed turns of a "
                 "slice group, or leave slice_name, group and system empty"
             )
-        return AnnotationSession.from_checks(store, run, annotator=annotator, min_confidence=min_confidence)
+        return AnnotationSession.from_checks(
+            store, run, annotator=annotator, min_confidence=min_confidence, overlap=overlap
+        )
     return AnnotationSession.from_slice(
         store,
         run,
@@ -598,4 +666,5 @@ def session_for(
         group=group or None,
         failed_only=True,
         system=system or None,
+        overlap=overlap,
     )

@@ -100,3 +100,32 @@ def test_model_error_on_a_gold_key_records_the_system_and_counts_as_done(run: Ru
         "model_error",
     )
     assert session.n_done == 1 and session.current() is None
+
+
+# --------------------------------------------------------------------------- overlap (issue 33, point 5)
+def test_overlap_shows_a_share_of_items_to_two_analysts_blind(run: Run, tmp_path: Path) -> None:
+    from workbench.annotations.agreement import agreement
+
+    path = tmp_path / "shared.sqlite"
+    with AnnotationStore(path) as mine, AnnotationStore(path) as theirs:
+        ana = AnnotationSession.from_slice(mine, run, annotator="ana", failed_only=False, overlap=0.5, owner="k1")
+        doubled = [k for k in ana.queue if ana.doubled(k)]
+        assert 0 < len(doubled) < ana.total  # a share, chosen by the key: the same in every session
+        while ana.current() is not None:
+            ana.submit(category="other")
+        assert ana.n_done == ana.total - len(doubled)  # a doubled item waits for a second analyst
+        bo = AnnotationSession.from_slice(theirs, run, annotator="bo", failed_only=False, overlap=0.5, owner="k2")
+        assert [bo.doubled(k) for k in bo.queue] == [ana.doubled(k) for k in ana.queue]
+        seen = []
+        while bo.current() is not None:
+            seen.append(bo.current())
+            assert bo.item().annotation is None  # ana's decision is not shown to bo
+            bo.submit(category="other" if len(seen) % 2 else "mislabel")
+        assert seen == doubled and bo.n_done == bo.total == ana.n_done
+        table = agreement(mine)
+        assert table.row(0, named=True)["n"] == len(doubled)
+
+
+def test_overlap_outside_0_to_1_is_refused(run: Run, store: AnnotationStore) -> None:
+    with pytest.raises(UsageError, match="overlap is the share of items shown to two analysts"):
+        AnnotationSession.from_checks(store, run, annotator="ana", overlap=1.5)
