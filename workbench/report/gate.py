@@ -1,8 +1,9 @@
 """The regression gate: ``workbench check FOLDER --points POINTS``.
 
 It reads the run ledger of a reports folder (:mod:`workbench.report.ledger`) and compares each
-system of the newest run with that system's previous run in the ledger (same benchmark), on the
-items both runs answered:
+system of the newest run with that system's previous run in the ledger (same benchmark; the same
+name, else the same name without its run-folder timestamp, as the reports' changes match them),
+on the items both runs answered:
 
 * the headline (``overall``) and every slice group with at least
   :data:`~workbench.analysis.stats.MIN_GROUP_N` paired items are tested;
@@ -31,6 +32,7 @@ from pathlib import Path
 import polars as pl
 
 from workbench.analysis import formats
+from workbench.analysis.changes import stable_identity
 from workbench.analysis.comparison import holm
 from workbench.analysis.slices import OVERALL, slice_title
 from workbench.analysis.stats import MIN_GROUP_N, paired_comparison
@@ -174,8 +176,11 @@ def check_ledger(folder: str | Path, points: float, *, systems: Sequence[str] = 
     for position, now in enumerate(rows):
         if now.run_id != newest or (systems and now.system not in systems):
             continue
-        earlier = [r for r in rows[:position] if r.system == now.system and r.benchmark == now.benchmark]
-        earlier = [r for r in earlier if r.run_id != newest]
+        earlier = [r for r in rows[:position] if r.run_id != newest and r.benchmark == now.benchmark]
+        # the same name, else the same name without its run-folder timestamp (a nightly folder's)
+        earlier = [r for r in earlier if r.system == now.system] or [
+            r for r in earlier if stable_identity(r.system) == stable_identity(now.system)
+        ]
         if not earlier:
             notes.append(f"{now.system}: no previous run in the ledger to compare with")
             continue

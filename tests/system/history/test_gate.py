@@ -5,6 +5,7 @@ passes in at least 95 of 100 seeds."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,15 @@ def test_the_gate_passes_nights_that_differ_only_by_noise(bundled_rows: list[Led
             append(ledger, tonight)
         passed += check_ledger(ledger, float(POINTS)).exit_code == 0
     assert passed >= 95, passed
+
+
+def test_a_nightly_system_is_matched_without_its_run_folder_timestamp(
+    bundled_rows: list[LedgerRow], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nights = list(nightly(bundled_rows[:1], 2, drop_night=2))
+    for index, tonight in enumerate(nights, start=1):
+        renamed = [dataclasses.replace(row, system=f"nightly-model@2026-11-0{index}T02-00-00Z") for row in tonight]
+        append(tmp_path / "ledger.sqlite", renamed)
+    assert main(["check", str(tmp_path), "--points", POINTS]) == REGRESSION_EXIT
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("regression: nightly-model@2026-11-02T02-00-00Z: ") and "operation divide" in line
