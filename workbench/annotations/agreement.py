@@ -40,7 +40,7 @@ from workbench.schema import ANNOTATION_CATEGORIES
 if TYPE_CHECKING:
     from workbench.annotations.backends import Store
 
-__all__ = ["decisions", "agreement", "disagreements", "RESAMPLES", "OVERALL", "KAPPA", "ALPHA"]
+__all__ = ["decisions", "decided_by", "agreement", "disagreements", "RESAMPLES", "RULES", "OVERALL", "KAPPA", "ALPHA"]
 
 #: Bootstrap resamples of the items for each interval.
 RESAMPLES = 1000
@@ -51,30 +51,81 @@ ALPHA = "Krippendorff's alpha"
 _SEED = 20260101
 
 
-def decisions(store: Store) -> pl.DataFrame:
-    """One row per (record_id, turn, annotator): that analyst's latest annotation in force on the turn
-    (columns record_id, turn, annotator, category, system, event_id)."""
+#: How a turn's decision was reached (:func:`decided_by`), in the export's manifest.
+RULES = ("one analyst", "analysts agreed", "adjudicated", "disagreed, not adjudicated")
+
+
+def _latest(store: Store) -> pl.DataFrame:
+    """Each analyst's latest annotation in force on each turn, with the order in which the
+    analysts first annotated the turn (``order`` 1, 2, ...)."""
     events = store.events()
     retracted = set(events.filter(pl.col("kind") == "retraction")["retracts"].drop_nulls().to_list())
+    kept = events.filter((pl.col("kind") == "annotation") & ~pl.col("event_id").is_in(list(retracted))).sort("event_id")
+    first = kept.group_by("record_id", "turn", "annotator").agg(pl.col("event_id").min().alias("first"))
     return (
-        events.filter((pl.col("kind") == "annotation") & ~pl.col("event_id").is_in(list(retracted)))
-        .sort("event_id")
-        .group_by("record_id", "turn", "annotator", maintain_order=True)
+        kept.group_by("record_id", "turn", "annotator", maintain_order=True)
         .last()
-        .select("record_id", "turn", "annotator", pl.col("category").cast(pl.String), "system", "event_id")
+        .join(first, on=["record_id", "turn", "annotator"])
+        .with_columns(pl.col("first").rank("ordinal").over("record_id", "turn").cast(pl.Int64).alias("order"))
+        .select("record_id", "turn", "annotator", pl.col("category").cast(pl.String), "system", "event_id", "order")
+    )
+
+
+def _judged(latest: pl.DataFrame) -> pl.DataFrame:
+    """Per turn: the first two analysts' categories, whether they differ, and who came after."""
+    first_two = latest.filter(pl.col("order") <= 2)
+    return (
+        first_two.group_by("record_id", "turn")
+        .agg(pl.len().alias("n_raters"), pl.col("category").n_unique().alias("n_categories"))
+        .join(
+            latest.filter(pl.col("order") > 2).group_by("record_id", "turn").agg(pl.col("annotator").alias("later")),
+            on=["record_id", "turn"],
+            how="left",
+        )
+        .with_columns(disagree=(pl.col("n_raters") == 2) & (pl.col("n_categories") > 1))
+    )
+
+
+def decisions(store: Store) -> pl.DataFrame:
+    """One row per (record_id, turn, annotator): that analyst's latest annotation in force on the turn
+    (columns record_id, turn, annotator, category, system, event_id). An adjudication (an analyst
+    after the first two, on a turn those two decided differently) is a ruling, not a rating: left out."""
+    latest = _latest(store)
+    judged = _judged(latest).select("record_id", "turn", "disagree")
+    return (
+        latest.join(judged, on=["record_id", "turn"], how="left")
+        .filter(~((pl.col("order") > 2) & pl.col("disagree")))
+        .select("record_id", "turn", "annotator", "category", "system", "event_id")
         .sort("record_id", "turn", "annotator")
     )
 
 
+def decided_by(store: Store) -> pl.DataFrame:
+    """Per annotated turn (record_id, turn): which of :data:`RULES` decided it. Two analysts who
+    decided differently are settled by a third (the adjudicator, whose annotation is the latest);
+    until then the turn is "disagreed, not adjudicated"."""
+    judged = _judged(_latest(store))
+    rule = (
+        pl.when(pl.col("n_raters") < 2)
+        .then(pl.lit(RULES[0]))
+        .when(~pl.col("disagree"))
+        .then(pl.lit(RULES[1]))
+        .when(pl.col("later").is_not_null())
+        .then(pl.lit(RULES[2]))
+        .otherwise(pl.lit(RULES[3]))
+    )
+    return judged.select("record_id", "turn", rule.alias("rule")).sort("record_id", "turn")
+
+
 def disagreements(store: Store) -> pl.DataFrame:
-    """The turns at least two analysts decided differently (record_id, turn, the analysts, their
-    categories): the adjudication queue."""
-    decided = decisions(store)
+    """The turns whose first two analysts decided differently and no adjudicator has settled
+    (record_id, turn, the two analysts, their categories): the adjudication queue."""
+    open_turns = decided_by(store).filter(pl.col("rule") == RULES[3]).select("record_id", "turn")
+    latest = _latest(store).filter(pl.col("order") <= 2).sort("order")
     return (
-        decided.group_by("record_id", "turn")
-        .agg(pl.col("annotator"), pl.col("category"), pl.col("category").n_unique().alias("n_categories"))
-        .filter((pl.col("annotator").list.len() >= 2) & (pl.col("n_categories") > 1))
-        .drop("n_categories")
+        latest.join(open_turns, on=["record_id", "turn"])
+        .group_by("record_id", "turn")
+        .agg(pl.col("annotator"), pl.col("category"))
         .sort("record_id", "turn")
     )
 

@@ -100,3 +100,28 @@ def test_one_analyst_is_refused_in_one_line(store: AnnotationStore) -> None:
     with pytest.raises(UsageError, match="agreement needs two analysts") as refused:
         agreement(store)
     assert "\n" not in str(refused.value) and "overlap" in str(refused.value)
+
+
+def test_a_third_analyst_adjudicates_a_disagreement_and_is_no_rater(store: AnnotationStore) -> None:
+    from workbench.annotations.agreement import RULES, decided_by
+
+    for record, ana, bo in [("r1", "mislabel", "mislabel"), ("r2", "other", "mislabel"), ("r3", "other", "mislabel")]:
+        store.annotate(annotator="ana", record_id=record, turn=0, category=ana)
+        store.annotate(annotator="bo", record_id=record, turn=0, category=bo)
+    store.annotate(annotator="solo", record_id="r4", turn=0, category="other")
+    assert disagreements(store).select("record_id", "annotator", "category").rows() == [
+        ("r2", ["ana", "bo"], ["other", "mislabel"]),
+        ("r3", ["ana", "bo"], ["other", "mislabel"]),
+    ]
+    before = agreement(store)
+    store.annotate(annotator="cy", record_id="r2", turn=0, category="mislabel")  # cy adjudicates r2
+    assert disagreements(store)["record_id"].to_list() == ["r3"]  # the adjudication queue shrinks
+    assert dict(decided_by(store).select("record_id", "rule").iter_rows()) == {
+        "r1": RULES[1],
+        "r2": RULES[2],
+        "r3": RULES[3],
+        "r4": RULES[0],
+    }
+    assert "cy" not in decisions(store)["annotator"].to_list()  # a ruling, not a rating
+    assert agreement(store).equals(before)
+    assert store.active().filter(store.active()["record_id"] == "r2")["annotator"].to_list() == ["cy"]
