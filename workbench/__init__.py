@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one source of the version: pyproject.toml, `workbench --version` and CHANGELOG.md follow it
 
 _EXPORTS = {
     "answers_match": "workbench.grading.compare",
