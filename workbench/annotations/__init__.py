@@ -11,7 +11,7 @@ checked, SQLite errors in one line, backup names), ``store`` (the SQLite log:
 (:func:`open_store`: the backend chosen by the location), then ``leases`` (an item shown to one
 analyst held for a few minutes, in the store), ``recovery`` (rescue a damaged SQLite store),
 ``transfer`` (copy a store into another), ``agreement`` (each analyst's decisions, Cohen's kappa
-or Krippendorff's alpha, the turns they decided differently), ``csv_import`` and ``session``.
+or Krippendorff's alpha, the turns they decided differently), ``csv_import``, ``session`` and ``queues`` (the triage's queues: checks, failed, adjudicate).
 """
 
 from __future__ import annotations

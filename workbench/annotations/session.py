@@ -47,7 +47,7 @@ import polars as pl
 
 from workbench.analysis.slices import SLICES, in_group
 from workbench.annotations import leases
-from workbench.annotations.agreement import decisions
+from workbench.annotations.agreement import decisions, disagreements
 from workbench.annotations.backends import Store, open_store
 from workbench.annotations.items import QueueItem, TraceView, TriageItem, _literals, _table, _text, _trace
 from workbench.annotations.names import ASK_FIX, name_problem, resolve_name
@@ -57,7 +57,7 @@ from workbench.schema import CATEGORY_DTYPE
 if TYPE_CHECKING:
     from workbench.pipeline.run import Run
 
-__all__ = ["QueueItem", "TraceView", "TriageItem", "AnnotationSession", "QUEUES", "session_for"]
+__all__ = ["QueueItem", "TraceView", "TriageItem", "AnnotationSession"]
 
 
 def _key(item: QueueItem) -> leases.Key:
@@ -143,6 +143,7 @@ class AnnotationSession:
         clock: Callable[[], float] = time.time,
         owner: str = "",
         overlap: float = 0.0,
+        adjudicate: bool = False,
     ) -> None:
         self.store = store
         self.run = run
@@ -168,6 +169,8 @@ class AnnotationSession:
                 "Fix: give e.g. overlap=0.1 (one item in ten decided by two analysts)"
             )
         self.overlap = float(overlap)
+        #: An adjudication session: its items are open while their first two analysts disagree.
+        self.adjudicate = adjudicate
         #: This session's leases carry it (two analysts with one name, in two processes, still differ).
         self.owner = owner or _process_owner(self.annotator or "", store)
         self._position = len(self._queue)
@@ -363,7 +366,16 @@ class AnnotationSession:
                 found.setdefault((row["record_id"], row["turn"], system), set()).add(row["annotator"])
         return found
 
+    def disputes(self) -> dict[tuple[str, int, str | None], list[tuple[str, str]]]:
+        """The turns to adjudicate (keyed as the gold turn): the first two analysts and their categories."""
+        if not self.adjudicate:
+            return {}
+        table = disagreements(self.store).iter_rows()
+        return {(r, t, None): list(zip(names, categories, strict=True)) for r, t, names, categories in table}
+
     def _done(self, key: QueueItem, active: dict[Any, Any], deciders: dict[Any, set[str]]) -> bool:
+        if self.adjudicate:
+            return _key(key) not in self.disputes()
         return len(deciders.get(_key(key), ())) >= 2 if self.doubled(key) else _key(key) in active
 
     def _blind(self, key: QueueItem) -> bool:
@@ -372,6 +384,9 @@ class AnnotationSession:
 
     def _open(self, key: QueueItem, active: dict[Any, Any], deciders: dict[Any, set[str]]) -> bool:
         """Whether this session still has to decide ``key``."""
+        if self.adjudicate:
+            raters = dict(self.disputes().get(_key(key), []))
+            return bool(raters) and self.annotator not in raters
         if not self.doubled(key):
             return _key(key) not in active
         decided = deciders.get(_key(key), set())
@@ -491,6 +506,11 @@ class AnnotationSession:
                 "the queue is exhausted; there is no item to annotate. Fix: goto() an earlier position, or undo()"
             )
         annotator = self._signed()
+        if self.adjudicate and annotator in dict(self.disputes().get(_key(key), [])):
+            raise UsageError(
+                f"nothing saved: {annotator} rated this turn, and an adjudication is a third analyst's ruling. "
+                "Fix: leave it to another analyst, or change your own rating in the triage queue"
+            )
         system = key.system
         if category == "model_error":  # only where a system's answer was graded wrong, always with the system
             system = self._system_of(key)
@@ -605,66 +625,3 @@ class AnnotationSession:
 
     def __repr__(self) -> str:
         return f"AnnotationSession({self.annotator!r}, {self.total} items, position {self._position}, {self.store!r})"
-
-
-#: The queues a triage session can be opened on.
-QUEUES = ("checks", "failed")
-
-
-def session_for(
-    store: Store,
-    run: Run,
-    *,
-    annotator: str | None,
-    queue: str = "checks",
-    slice_name: str = "",
-    group: str = "",
-    min_confidence: float = 0.0,
-    system: str = "",
-    overlap: float = 0.0,
-) -> AnnotationSession:
-    """Open a triage session on ``run`` for one of the :data:`QUEUES` (the triage template's call).
-
-    ``checks``: the gold turns the data-quality checks flag with at least ``min_confidence``,
-    most confident first. ``failed``: the failed turns of each system (or of ``system``),
-    restricted to the group ``group`` of slice ``slice_name`` when those are given. Empty strings
-    mean "not given", as in the templates' parameters. ``overlap``: the share of items shown to two
-    analysts (see :class:`AnnotationSession`).
-
-    Raises
-    ------
-    UsageError
-        For an unknown queue, or slice options given with the ``checks`` queue.
-
-    Examples
-    --------
-    >>> session_for(None, None, annotator="a", queue="flagged")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    workbench.errors.UsageError: queue 'flagged' is not one of checks, failed. Fix: ...
-    """
-    if queue not in QUEUES:
-        raise UsageError(
-            f"queue {queue!r} is not one of {', '.join(QUEUES)}. Fix: use queue='checks' for the turns "
-            "the data-quality checks flag, or queue='failed' for failed turns (of a slice group)"
-        )
-    if queue == "checks":
-        if slice_name or group or system:
-            raise UsageError(
-                f"slice_name={slice_name!r}, group={group!r}, system={system!r} were given with queue='checks', "
-                "which takes every flagged gold turn. Fix: use queue='failed' to triage the failed turns of a "
-                "slice group, or leave slice_name, group and system empty"
-            )
-        return AnnotationSession.from_checks(
-            store, run, annotator=annotator, min_confidence=min_confidence, overlap=overlap
-        )
-    return AnnotationSession.from_slice(
-        store,
-        run,
-        annotator=annotator,
-        slice_name=slice_name or None,
-        group=group or None,
-        failed_only=True,
-        system=system or None,
-        overlap=overlap,
-    )

@@ -38,7 +38,7 @@ import ipywidgets as widgets
 
 from workbench.annotations.backends import Store, store_location
 from workbench.annotations.backends import open_store as _open_store
-from workbench.annotations.session import session_for
+from workbench.annotations.queues import session_for
 from workbench.config import RunConfig, annotation_store_path
 from workbench.errors import InputError, UsageError, WorkbenchError
 from workbench.pipeline.run import Run, grade_run, open_or_grade
@@ -69,7 +69,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: The queues the template can open: flagged gold turns, or failed turns (of a slice group).
-QueueName = Literal["checks", "failed"]
+QueueName = Literal["checks", "failed", "adjudicate"]
 
 #: What each key does; shown under the buttons.
 KEY_HELP = "Keys, with the mouse over the item, document or buttons: 1-7 category · Enter save · s or → skip · ← back · u or ctrl+z undo"
@@ -612,6 +612,9 @@ class TriageView:
                 self.exclude.value = bool(a.get("exclude"))
         self._show_selection()
         self.progress.value = self._progress_text()
+        if item is not None and self.session.adjudicate:  # the adjudicator sees both ratings
+            said = self.session.disputes().get((item.key.record_id, item.key.turn, None), [])
+            self.progress.value += " · to adjudicate: " + ", ".join(f"{a} said {category_label(c)}" for a, c in said)
 
 
 def triage(session: AnnotationSession) -> TriageView:

@@ -129,3 +129,29 @@ def test_overlap_shows_a_share_of_items_to_two_analysts_blind(run: Run, tmp_path
 def test_overlap_outside_0_to_1_is_refused(run: Run, store: AnnotationStore) -> None:
     with pytest.raises(UsageError, match="overlap is the share of items shown to two analysts"):
         AnnotationSession.from_checks(store, run, annotator="ana", overlap=1.5)
+
+
+def test_the_adjudication_queue_holds_the_disagreements_for_a_third_analyst(run: Run, tmp_path: Path) -> None:
+    from workbench.annotations.agreement import RULES, decided_by
+    from workbench.annotations.queues import session_for
+
+    path = tmp_path / "shared.sqlite"
+    with AnnotationStore(path) as store:
+        turns = run.gold.turns.select("record_id", "turn").head(3).rows()
+        for (record_id, turn), (ana, bo) in zip(
+            turns, [("mislabel", "other"), ("other", "other"), ("mislabel", "missing_value")], strict=True
+        ):
+            store.annotate(annotator="ana", record_id=record_id, turn=turn, category=ana)
+            store.annotate(annotator="bo", record_id=record_id, turn=turn, category=bo)
+        cy = session_for(store, run, annotator="cy", queue="adjudicate")
+        assert [(k.record_id, k.turn) for k in cy.queue] == [turns[0], turns[2]]
+        assert cy.disputes()[(*turns[0], None)] == [("ana", "mislabel"), ("bo", "other")]
+        assert cy.n_done == 0
+        cy.submit(category="mislabel")
+        assert cy.n_done == 1 and (cy.current().record_id, cy.current().turn) == turns[2]
+        rules = {(r, t): rule for r, t, rule in decided_by(store).iter_rows()}
+        assert [rules[k] for k in turns] == [RULES[2], RULES[1], RULES[3]]
+        bo = session_for(store, run, annotator="bo", queue="adjudicate")
+        assert bo.current() is None  # bo rated the remaining turn: not bo's to adjudicate
+        with pytest.raises(UsageError, match="not one of checks, failed, adjudicate"):
+            session_for(store, run, annotator="cy", queue="nope")

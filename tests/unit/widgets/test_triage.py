@@ -422,3 +422,14 @@ def test_load_run_grades_once_and_opens_the_kept_folder_after(tmp_path: Path) ->
         # another set of inputs gets a folder of its own
         triage.load_run(resolve(dataset=DEV_SMALL, predictions=[PREDICTIONS], systems="other"), store=store)
         assert len(list((tmp_path / triage.GRADED_CACHE).iterdir())) == 2
+
+
+def test_the_adjudication_queue_shows_both_ratings(store, run: Run) -> None:
+    record_id, turn = run.gold.turns.select("record_id", "turn").row(0)
+    store.annotate(annotator="ana", record_id=record_id, turn=turn, category="mislabel")
+    store.annotate(annotator="bo", record_id=record_id, turn=turn, category="other")
+    view = triage.triage(triage.session_for(store, run, annotator="cy", queue="adjudicate"))
+    assert view.progress.value == "0 of 1 done · item 1 of 1 · to adjudicate: ana said Mislabel, bo said Other"
+    view.on_key(_keydown("4"))
+    assert view.save() is not None
+    assert view.progress.value.startswith("1 of 1 done · end of the queue")
