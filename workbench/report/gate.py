@@ -14,9 +14,9 @@ on the items both runs answered:
   Holm-adjusted p below :data:`ALPHA`;
 * slices overlap (most ``divide`` questions have a percent answer), so one drop shows in several
   groups. The regressions are taken strongest first (smallest p, then largest drop); a group
-  whose drop is no longer more than ``POINTS`` once the items that changed in a stronger
-  regression are left out is the same regression, named on its line (``also in ...``), not a
-  line of its own.
+  that is no longer a regression once the items that changed in a stronger regression are left
+  out (a drop of no more than ``POINTS``, or an unadjusted McNemar p >= :data:`ALPHA`) is the
+  same regression, named on its line (``also in ...``), not a line of its own.
 
 ``workbench check`` prints one line per regression (system, slice, group, before -> now, p) and
 exits with :data:`REGRESSION_EXIT` (3) when there is one, 0 when there is none (2 stays a usage or
@@ -35,11 +35,21 @@ from workbench.analysis import formats
 from workbench.analysis.changes import stable_identity
 from workbench.analysis.comparison import holm
 from workbench.analysis.slices import OVERALL, slice_title
-from workbench.analysis.stats import MIN_GROUP_N, paired_comparison
+from workbench.analysis.stats import MIN_GROUP_N, mcnemar_exact, paired_comparison
 from workbench.errors import UsageError
 from workbench.report.ledger import LEDGER_NAME, LedgerRow, read_ledger
 
-__all__ = ["ALPHA", "REGRESSION_EXIT", "Regression", "GateResult", "compare_rows", "check_ledger"]
+__all__ = [
+    "ALPHA",
+    "REGRESSION_EXIT",
+    "Regression",
+    "GateResult",
+    "compare_rows",
+    "paired_items",
+    "fold",
+    "check_ledger",
+    "previous_row",
+]
 
 #: The Holm-adjusted p-value below which a drop counts.
 ALPHA = 0.05
@@ -117,7 +127,7 @@ def compare_rows(before: LedgerRow, now: LedgerRow) -> pl.DataFrame:
     ).with_columns(p_holm=pl.Series(holm(table["mcnemar_p"].to_list()), dtype=pl.Float64))
 
 
-def _paired_items(before: LedgerRow, now: LedgerRow) -> pl.DataFrame:
+def paired_items(before: LedgerRow, now: LedgerRow) -> pl.DataFrame:
     """The items both runs answered, per slice group: ``record_id, turn, slice, group, before, now``."""
     keys = ["record_id", "turn", "slice", "group"]
     return (
@@ -127,9 +137,11 @@ def _paired_items(before: LedgerRow, now: LedgerRow) -> pl.DataFrame:
     )
 
 
-def _fold(items: pl.DataFrame, dropped: pl.DataFrame, points: float) -> list[tuple[dict[str, object], list[str]]]:
-    """The regressions of one system, strongest first, each with the groups it explains (see
-    the module's note)."""
+def fold(items: pl.DataFrame, dropped: pl.DataFrame, points: float) -> list[tuple[dict[str, object], list[str]]]:
+    """The changed groups of one system (``dropped``: rows of :func:`compare_rows`), strongest
+    first, each with the groups it explains: a group whose change, once the items that changed
+    in a stronger one are left out, is no more than ``points`` or no longer significant (McNemar
+    p >= :data:`ALPHA` before any adjustment; see the module's note)."""
     kept: list[tuple[dict[str, object], list[str], pl.DataFrame]] = []
     changed_of = pl.col(_BEFORE) != pl.col(_NOW)
     drop = pl.col("accuracy_before") - pl.col("accuracy_now")
@@ -138,8 +150,10 @@ def _fold(items: pl.DataFrame, dropped: pl.DataFrame, points: float) -> list[tup
         owner = None
         for index, (_, _, moved) in enumerate(kept):
             rest = group.join(moved, on=["record_id", "turn"], how="anti")
-            drop = (rest[_BEFORE].mean() or 0.0) - (rest[_NOW].mean() or 0.0) if rest.height else 0.0
-            if drop * 100 <= points:
+            lost = rest.filter(pl.col(_BEFORE) & ~pl.col(_NOW)).height
+            gained = rest.filter(~pl.col(_BEFORE) & pl.col(_NOW)).height
+            change = abs(lost - gained) / rest.height if rest.height else 0.0
+            if change * 100 <= points or mcnemar_exact(lost, gained) >= ALPHA:
                 owner = index
                 break
         if owner is None:
@@ -147,6 +161,16 @@ def _fold(items: pl.DataFrame, dropped: pl.DataFrame, points: float) -> list[tup
         else:
             kept[owner][1].append(_where(row["slice"], row["group"]))
     return [(row, also) for row, also, _ in kept]
+
+
+def previous_row(rows: Sequence[LedgerRow], now: LedgerRow) -> LedgerRow | None:
+    """The newest of ``rows`` (oldest first) from another run that is ``now``'s system on the same
+    benchmark: the same name, else the same name without its run-folder timestamp."""
+    earlier = [r for r in rows if r.run_id != now.run_id and r.benchmark == now.benchmark]
+    same = [r for r in earlier if r.system == now.system] or [
+        r for r in earlier if stable_identity(r.system) == stable_identity(now.system)
+    ]
+    return same[-1] if same else None
 
 
 def _ledger_file(folder: str | Path) -> Path:
@@ -176,22 +200,18 @@ def check_ledger(folder: str | Path, points: float, *, systems: Sequence[str] = 
     for position, now in enumerate(rows):
         if now.run_id != newest or (systems and now.system not in systems):
             continue
-        earlier = [r for r in rows[:position] if r.run_id != newest and r.benchmark == now.benchmark]
-        # the same name, else the same name without its run-folder timestamp (a nightly folder's)
-        earlier = [r for r in earlier if r.system == now.system] or [
-            r for r in earlier if stable_identity(r.system) == stable_identity(now.system)
-        ]
-        if not earlier:
+        earlier = previous_row(rows[:position], now)
+        if earlier is None:
             notes.append(f"{now.system}: no previous run in the ledger to compare with")
             continue
-        table = compare_rows(earlier[-1], now)
+        table = compare_rows(earlier, now)
         if table.is_empty():
             notes.append(f"{now.system}: no item answered in both runs")
             continue
         dropped = table.filter(
             ((pl.col("accuracy_before") - pl.col("accuracy_now")) * 100 > points) & (pl.col("p_holm") < ALPHA)
         )
-        for row, also in _fold(_paired_items(earlier[-1], now), dropped, points):
+        for row, also in fold(paired_items(earlier, now), dropped, points):
             found.append(
                 Regression(
                     system=now.system,

@@ -93,14 +93,20 @@ def night(row: LedgerRow, verdicts: pl.DataFrame, index: int) -> LedgerRow:
 
 
 def nightly(rows: list[LedgerRow], nights: int, drop_night: int = 0, seed: int = 0) -> Iterator[list[LedgerRow]]:
-    """The rows of each night in turn; on ``drop_night`` the first system loses 6 points on
-    ``divide``."""
+    """The rows of each night in turn; from ``drop_night`` on (a checkpoint that broke it) the
+    first system loses 6 points on ``divide``: the same items, chosen once on the bundled run,
+    turned wrong after each night's noise."""
+    broken = plant_drop(rows[0].verdicts, "operation", "divide", 6.0) if drop_night else None
     for index in range(1, nights + 1):
         tonight = []
         for position, row in enumerate(rows):
             verdicts = noisy(row.verdicts, seed=seed * 1000 + index * 10 + position)
-            if index == drop_night and position == 0:
-                verdicts = plant_drop(verdicts, "operation", "divide", 6.0)
+            if broken is not None and index >= drop_night and position == 0:
+                turned = row.verdicts.filter(pl.col("correct") & ~broken["correct"]).select(_ITEM).unique()
+                verdicts = verdicts.join(turned.with_columns(pl.lit(True).alias("_t")), on=_ITEM, how="left")
+                verdicts = verdicts.with_columns(
+                    pl.when(pl.col("_t")).then(False).otherwise(pl.col("correct")).alias("correct")
+                ).drop("_t")
             tonight.append(night(row, verdicts, index))
         yield tonight
 
