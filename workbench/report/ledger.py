@@ -190,6 +190,8 @@ def rows_from_graded(
     one per system, in the folder's order."""
     paths = graded_paths(folder)
     manifest = read_manifest(paths["summary"], "graded")
+    if not manifest.metrics:  # no system graded: nothing to record
+        return []
     turns = pl.read_parquet(paths["turns"])
     items = verdicts(turns)
     dataset = manifest.inputs.get("dataset") or {}
@@ -231,6 +233,8 @@ def append(path: str | Path, rows: Sequence[LedgerRow]) -> Path:
     """Add ``rows`` to the ledger at ``path`` (created when missing) in one transaction: all of
     them or none; another run's append waits for this one (and this one for it)."""
     target = Path(path)
+    if not rows:
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
     connection = _connect(target)
     try:
