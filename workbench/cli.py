@@ -374,6 +374,13 @@ def _export(args: argparse.Namespace) -> int:
     from workbench.cleaning.export import export_cleaned
 
     active, snapshot = read_annotation_store(args.annotations or "")
+    decided = None
+    if args.annotations:  # an adjudicated turn: the adjudicator's decision, and the manifest says so
+        from workbench.annotations.agreement import in_force
+        from workbench.annotations.backends import open_store
+
+        with open_store(store_location(args.annotations), create=False) as store:
+            active, decided = in_force(store)
     result = export_cleaned(
         args.dataset,
         active,
@@ -384,6 +391,7 @@ def _export(args: argparse.Namespace) -> int:
         snapshot=snapshot,
         parameters={"command": "workbench export"},
         inputs=[] if args.annotations is None else [p for p in [store_location(args.annotations).path] if p],
+        decided_by=decided,
     )
     for name, path in result.files.items():
         _say(f"{name}: {path}")

@@ -40,7 +40,19 @@ from workbench.schema import ANNOTATION_CATEGORIES
 if TYPE_CHECKING:
     from workbench.annotations.backends import Store
 
-__all__ = ["decisions", "decided_by", "agreement", "disagreements", "RESAMPLES", "RULES", "OVERALL", "KAPPA", "ALPHA"]
+__all__ = [
+    "in_force",
+    "DECISION_RULE",
+    "decisions",
+    "decided_by",
+    "agreement",
+    "disagreements",
+    "RESAMPLES",
+    "RULES",
+    "OVERALL",
+    "KAPPA",
+    "ALPHA",
+]
 
 #: Bootstrap resamples of the items for each interval.
 RESAMPLES = 1000
@@ -115,6 +127,35 @@ def decided_by(store: Store) -> pl.DataFrame:
         .otherwise(pl.lit(RULES[3]))
     )
     return judged.select("record_id", "turn", rule.alias("rule")).sort("record_id", "turn")
+
+
+#: What the export applies, in words (its manifest says it, with a count of turns per rule).
+DECISION_RULE = (
+    "each turn's latest annotation in force; on a turn whose first two analysts decided differently, "
+    "the adjudicator's (a later analyst's) latest annotation"
+)
+
+
+def in_force(store: Store) -> tuple[pl.DataFrame, dict[str, int]]:
+    """The annotations an export applies (``store.active()``, with an adjudicated turn's rows
+    replaced by the adjudicator's latest annotation) and how many turns each of :data:`RULES`
+    decided."""
+    active = store.active()
+    rules = decided_by(store)
+    counts = {rule: int((rules["rule"] == rule).sum()) for rule in RULES}
+    adjudicated = rules.filter(pl.col("rule") == RULES[2]).select("record_id", "turn")
+    if adjudicated.is_empty():
+        return active, counts
+    rulings = (
+        _latest(store)
+        .filter(pl.col("order") > 2)
+        .join(adjudicated, on=["record_id", "turn"])
+        .group_by("record_id", "turn")
+        .agg(pl.col("event_id").max())["event_id"]
+    )
+    ruled = store.events().filter(pl.col("event_id").is_in(rulings.to_list())).select(active.columns)
+    kept = active.join(adjudicated, on=["record_id", "turn"], how="anti")
+    return pl.concat([kept, ruled.cast(active.schema)]).sort("event_id"), counts
 
 
 def disagreements(store: Store) -> pl.DataFrame:

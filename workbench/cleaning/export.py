@@ -72,6 +72,7 @@ from typing import Any
 
 import polars as pl
 
+from workbench.annotations.agreement import DECISION_RULE
 from workbench.cleaning.layouts import SUPPORTED_LAYOUTS, CsvFile, dataset_writers, text_writer
 from workbench.cleaning.plan import active_frame, apply_plan, plan_annotations
 from workbench.cleaning.split import split_records, split_summary, stratified_split
@@ -269,6 +270,7 @@ def export_cleaned(
     snapshot: Mapping[str, Any] | None = None,
     parameters: Mapping[str, Any] | None = None,
     inputs: Sequence[str | Path] = (),
+    decided_by: Mapping[str, int] | None = None,
 ) -> ExportResult:
     """Write the cleaned dataset in its input layout, the annotations, and a manifest.
 
@@ -308,6 +310,10 @@ def export_cleaned(
     inputs
         Other files the export reads (the annotation store), which ``out_dir`` may neither be
         nor hold.
+    decided_by
+        How many turns each rule decided (:func:`workbench.annotations.agreement.in_force`, whose
+        table ``annotations`` then is); the manifest records it with the rule in words
+        (``inputs.annotations.decided_by``).
 
     Returns
     -------
@@ -414,6 +420,9 @@ def export_cleaned(
                     "n_system_level": plan.n_system_level,
                     "n_corrected": len(plan.corrections),
                     "n_excluded_records": len(plan.excluded),
+                    "decided_by": None
+                    if decided_by is None
+                    else {"rule": DECISION_RULE, "turns": {str(k): int(v) for k, v in decided_by.items()}},
                 },
             },
             parameters=_json_safe(own | dict(parameters or {})),

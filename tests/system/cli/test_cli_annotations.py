@@ -295,3 +295,40 @@ def test_agreement_prints_kappa_per_category_with_n_and_an_interval(
     assert table["category"].to_list() == ["all", "mislabel", "other"]
     code, _out, err = _run(capsys, "annotations", "agreement", "--store", str(store), "--analysts", "ana")
     assert code == 2 and err.count("\n") == 1 and "agreement needs two analysts" in err
+
+
+def test_export_applies_the_adjudicated_decision_and_says_which_rule_decided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    turns = _small_turns()
+    first, second = turns.row(0, named=True), turns.row(5, named=True)
+    csv = tmp_path / "two.csv"
+    key = f"{first['record_id']},{first['turn']}"
+    csv.write_text(
+        "record_id,turn,category,corrected_answer,annotator\n"
+        f"{key},mislabel,111,ana\n"  # ana and bo differ on the first turn
+        f"{key},unit_inconsistency,222,bo\n"
+        f"{key},mislabel,111,cy\n"  # cy adjudicates: ana's answer
+        f"{second['record_id']},{second['turn']},other,,ana\n",
+        encoding="utf-8",
+    )
+    store = tmp_path / "a.sqlite"
+    assert _run(capsys, "annotations", "import", str(csv), "--store", str(store))[0] == 0
+    out_dir = tmp_path / "clean"
+    code, _out, err = _run(
+        capsys, "export", "--dataset", str(SMALL), "--annotations", str(store), "--out", str(out_dir)
+    )
+    assert code == 0, err
+    decided = json.loads((out_dir / "manifest.json").read_text())["annotations"]["decided_by"]
+    assert decided["turns"] == {
+        "one analyst": 1,
+        "analysts agreed": 0,
+        "adjudicated": 1,
+        "disagreed, not adjudicated": 0,
+    }
+    assert "adjudicator" in decided["rule"]
+    gold = load_gold(out_dir / SMALL.name)
+    row = gold.turns.filter((pl.col("record_id") == first["record_id"]) & (pl.col("turn") == first["turn"]))
+    assert row["gold_answer"][0] == "111"
+    applied = pl.read_csv(out_dir / "annotations.csv", infer_schema_length=0)
+    assert sorted(applied["annotator"].to_list()) == ["ana", "cy"]
