@@ -93,7 +93,7 @@ class MetricSpec:
     --------
     >>> spec = METRICS["conversation_execution_accuracy"]
     >>> spec.heading, spec.display(0.8312), spec.aggregation
-    ('Conversation execution acc. (final turn)', '83.1%', 'conversation')
+    ('Conversation execution accuracy (final turn)', '83.1%', 'conversation')
     >>> METRICS["n_turns"].display(1490)
     1490
     """
@@ -185,7 +185,7 @@ N_TURNS_CORRECT = MetricSpec(
 )
 TURN_EXECUTION_ACCURACY = MetricSpec(
     key="turn_execution_accuracy",
-    label="Turn execution acc.",
+    label="Turn execution accuracy",
     single_label="Accuracy",
     definition="Share of turns whose answer is correct.",
     aggregation="turn",
@@ -195,7 +195,7 @@ TURN_EXECUTION_ACCURACY = MetricSpec(
 )
 CONVERSATION_EXECUTION_ACCURACY = MetricSpec(
     key="conversation_execution_accuracy",
-    label="Conversation execution acc.",
+    label="Conversation execution accuracy",
     definition="Share of conversations whose final turn's answer is correct.",
     aggregation="conversation",
     format="percent",
@@ -213,7 +213,7 @@ ALL_TURNS_CORRECT_RATE = MetricSpec(
 )
 TURN_PROGRAM_ACCURACY = MetricSpec(
     key="turn_program_accuracy",
-    label="Turn program acc.",
+    label="Turn program accuracy",
     definition="Share of turns whose predicted program is equivalent to the gold program (none counts wrong).",
     aggregation="turn",
     format="percent",
@@ -223,7 +223,7 @@ TURN_PROGRAM_ACCURACY = MetricSpec(
 )
 CONVERSATION_PROGRAM_ACCURACY = MetricSpec(
     key="conversation_program_accuracy",
-    label="Conversation program acc.",
+    label="Conversation program accuracy",
     definition="Share of conversations whose final turn's predicted program is equivalent to the gold program.",
     aggregation="conversation",
     format="percent",
@@ -363,7 +363,7 @@ def for_items(specs: Sequence[MetricSpec], item: Item) -> tuple[MetricSpec, ...]
     Examples
     --------
     >>> [spec.label for spec in for_items(MANIFEST_METRICS, "problem")]
-    ['Accuracy', 'Turn program acc.', 'Problems', 'Problems correct']
+    ['Accuracy', 'Turn program accuracy', 'Problems', 'Problems correct']
     >>> for_items(MANIFEST_METRICS, "turn") == MANIFEST_METRICS
     True
     """
@@ -387,7 +387,7 @@ def metric(key: str) -> MetricSpec:
     Examples
     --------
     >>> metric("turn_execution_accuracy").label
-    'Turn execution acc.'
+    'Turn execution accuracy'
     >>> metric("turn_execution_acuracy")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from workbench.analysis.stats import MIN_GROUP_N, slice_intervals
+from workbench.analysis.words import plain
 from workbench.errors import UsageError
 
 __all__ = [
@@ -249,14 +250,15 @@ def slice_title(slice_name: str) -> str:
 
 
 def plain_label(label: str) -> str:
-    """A group label in words, as pages show it: ``missing_value`` reads ``missing value``.
+    """A group label in words, as pages show it (:func:`workbench.analysis.words.plain`, the one
+    mapping): ``missing_value`` reads ``missing value``.
 
     Examples
     --------
     >>> plain_label("unit_inconsistency"), plain_label("type 2")
     ('unit inconsistency', 'type 2')
     """
-    return label.replace("_", " ")
+    return plain(label)
 
 
 def in_reading_order(table: pl.DataFrame) -> pl.DataFrame:

@@ -43,7 +43,8 @@ import polars as pl
 import traitlets
 
 from workbench.analysis import formats
-from workbench.analysis.slices import SLICES, group_order, plain_label
+from workbench.analysis.slices import SLICES, group_order
+from workbench.analysis.words import plain as plain_label
 from workbench.views import html, tables
 
 if TYPE_CHECKING:
@@ -417,7 +418,7 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle: dict[str, Any] = dict(super()._repr_mimebundle_(**kwargs) or {})
-        bundle["text/html"] = f'<div class="tex2jax_ignore mathjax_ignore">{self._first_page_html()}</div>'
+        bundle["text/html"] = tables.no_maths(self._first_page_html())
         bundle[PAGE_MIME] = self._page_html()
         return bundle
 

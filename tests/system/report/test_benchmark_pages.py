@@ -45,7 +45,7 @@ def test_gsm8k_overview_is_titled_and_laid_out_for_single_questions(
     assert "<title>GSM8K error report: overview</title>" in page and "ConvFinQA error report" not in page
     assert text.lstrip().startswith("GSM8K error report: overview")
     assert "20 problems" in text and " conversations, " not in text and "Conversations" not in text
-    assert "Conversation execution acc." not in text and "All turns correct" not in text
+    assert "Conversation execution accuracy" not in text and "All turns correct" not in text
     assert "GSM8K problems are single questions, so there is no turn index to follow." in text
     assert "GSM8K gold answers come without programs, so there is no operation to group problems by." in text
     assert 'class="plotly-figure"' not in page, "no empty chart"

@@ -112,7 +112,7 @@ def test_the_pair_per_slice_is_chosen_with_p(tmp_path: Path, capsys: pytest.Capt
     html = _page(tmp_path).read_text(encoding="utf-8")
     assert "<h1>GSM8K error report: systems compared</h1>" in html and "ConvFinQA error report" not in html
     headline = _table(outputs, "wb-headline")
-    assert ">Accuracy</th>" in headline and "Turn execution acc." not in headline and "Conversation" not in headline
+    assert ">Accuracy</th>" in headline and "Turn execution accuracy" not in headline and "Conversation" not in headline
     assert "problems resampled" in headline and "clustered by conversation" not in headline
     assert ">paired problems</th>" in _table(outputs, "wb-pairs")
     assert "GSM8K problems are single questions, so there is no turn index to follow." in html

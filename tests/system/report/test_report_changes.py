@@ -141,12 +141,12 @@ def test_two_nightly_runs_without_system_names_show_the_first_runs_accuracy(tmp_
     failing = both.filter(pl.col("correct") & ~pl.col("correct_now")).height
     passing = both.filter(~pl.col("correct") & pl.col("correct_now")).height
     assert f"{failing} turn{'' if failing == 1 else 's'} newly failing, {passing} newly passing" in second.changes
-    assert second.changes.startswith("Turn execution acc. ")
+    assert second.changes.startswith("Turn execution accuracy ")
 
     page = second.html.read_text(encoding="utf-8")
     section = page[page.index('<section class="wb-changes">') :]
     section = section[: section.index("</section>")]
-    accuracy = re.search(r"<td>Turn execution acc.</td>(.*?)</tr>", section)
+    accuracy = re.search(r"<td>Turn execution accuracy</td>(.*?)</tr>", section)
     assert accuracy is not None
     cells = re.findall(r'<td class="num">([^<]*)</td>', accuracy.group(1))
     assert cells[:2] == ["83.1%", f"{now['correct'].mean():.1%}"] and cells[2].endswith(" points")

@@ -57,12 +57,12 @@ def test_systems_table_has_the_seed_report_layout(two_dev_runs: Run) -> None:
     table = comparison.systems_table(comparison.metric_intervals(two_dev_runs.turns, n_boot=200))
     assert table.columns == [
         "system",
-        "Conversation execution acc.",
-        "Conversation program acc.",
-        "Turn execution acc.",
-        "Turn program acc.",
+        "Conversation execution accuracy",
+        "Conversation program accuracy",
+        "Turn execution accuracy",
+        "Turn program accuracy",
     ]
-    assert table["Turn execution acc."][0].startswith("83.1% [")
+    assert table["Turn execution accuracy"][0].startswith("83.1% [")
 
 
 def test_paired_overall_difference(paired: pl.DataFrame) -> None:
@@ -177,7 +177,7 @@ def test_four_systems_of_one_file_give_six_pairs(four_openai: Run) -> None:
     intervals = comparison.metric_intervals(four_openai.turns, order=order, n_boot=20)
     assert list(dict.fromkeys(intervals["system"].to_list())) == FOUR
     # single questions: no conversation-level metric (it would repeat the turn-level one), no program column
-    assert comparison.systems_table(intervals).columns == ["system", "Turn execution acc."]
+    assert comparison.systems_table(intervals).columns == ["system", "Turn execution accuracy"]
     by_turn = comparison.accuracy_by_slice(four_openai.turns, order, ["turn_index"], n_boot=20)
     assert list(dict.fromkeys(by_turn["system"].to_list())) == FOUR
 

@@ -102,7 +102,7 @@ def test_headline_columns_are_the_records_headings() -> None:
     markup = tables.headline(summary).markup
     for spec in HEADLINE_METRICS:
         assert f">{spec.heading}</th>" in markup
-    assert ">Conversation execution acc. (final turn)</th>" in markup and ">66.7%</td>" in markup
+    assert ">Conversation execution accuracy (final turn)</th>" in markup and ">66.7%</td>" in markup
 
 
 def test_comparison_and_manifest_read_the_records() -> None:
@@ -149,18 +149,18 @@ def test_for_items_keeps_the_rule_headline_metrics_had(specs: tuple[MetricSpec, 
 def test_for_items_names_problems_and_drops_conversation_figures() -> None:
     assert [spec.label for spec in for_items(HEADLINE_METRICS, "problem")] == [
         "Accuracy",
-        "Turn program acc.",
+        "Turn program accuracy",
         "Problems",
         "Problems without prediction",
         "Unmatched predictions",
     ]
     assert [spec.label for spec in for_items(MANIFEST_METRICS, "problem")] == [
         "Accuracy",
-        "Turn program acc.",
+        "Turn program accuracy",
         "Problems",
         "Problems correct",
     ]
-    assert metrics.TURN_EXECUTION_ACCURACY.label == "Turn execution acc."  # the records are not changed
+    assert metrics.TURN_EXECUTION_ACCURACY.label == "Turn execution accuracy"  # the records are not changed
 
 
 @pytest.mark.parametrize(

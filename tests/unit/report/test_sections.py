@@ -63,7 +63,7 @@ def test_single_questions_leave_conversation_figures_out_of_the_headline(convfin
     # a problem is not a turn: single questions name their columns for problems
     labels = [spec.heading for spec in sections.headline_metrics(gsm8k)]
     assert labels == ["Accuracy", "Problems", "Problems without prediction", "Unmatched predictions"]
-    assert [spec.heading for spec in sections.headline_metrics(convfinqa)][:1] == ["Turn execution acc."]
+    assert [spec.heading for spec in sections.headline_metrics(convfinqa)][:1] == ["Turn execution accuracy"]
     scores = sections.text_scores(gsm8k)
     assert scores is not None and sections.text_scores(convfinqa) is None
     bleu = next(iter(gsm8k.summary.values()))["text"]["bleu"]

@@ -48,8 +48,8 @@ TURNS_SECTION = (
     "<p>System <b>b</b> is compared with <b>b@x</b> of the previous run (same name without the run-folder timestamp).</p>"
     "<p>Unchanged: Turns.</p>"
     '<div class="wb-scroll wb-fit"><table class="wb-table wb-changes-table"><thead><tr><th>System</th><th>Metric</th><th>Before</th><th>Now</th><th>Change</th></tr>'
-    '</thead><tbody><tr><td>a</td><td>Turn execution acc.</td><td class="num">50.0%</td><td class="num">75.0%</td><td class="num">+25.0 points</td></tr>'
-    '<tr><td>a</td><td>Conversation execution acc.</td><td class="num">25.0%</td><td class="num">—</td><td class="num">—</td></tr>'
+    '</thead><tbody><tr><td>a</td><td>Turn execution accuracy</td><td class="num">50.0%</td><td class="num">75.0%</td><td class="num">+25.0 points</td></tr>'
+    '<tr><td>a</td><td>Conversation execution accuracy</td><td class="num">25.0%</td><td class="num">—</td><td class="num">—</td></tr>'
     '<tr><td>a</td><td>Turns correct</td><td class="num">2</td><td class="num">3</td><td class="num">+1</td></tr>'
     "</tbody></table></div>"
     "<h3>Newly failing turns (1)</h3><ul><li>a: <code>r1</code> turn 0</li></ul>"
@@ -74,7 +74,7 @@ def test_nothing_moved_is_one_sentence_and_no_table() -> None:
     )
     section = changes_html(still)
     assert (
-        "<p>Nothing changed: no metric moved (Turn execution acc., Conversation execution acc., Turns, Turns correct), "
+        "<p>Nothing changed: no metric moved (Turn execution accuracy, Conversation execution accuracy, Turns, Turns correct), "
         "and no turn newly fails or passes.</p>" in section
     )
     assert "<table" not in section and "Newly failing" not in section and "on the same inputs (same hashes)" in section
@@ -87,7 +87,7 @@ def test_problems_are_named_as_problems_without_conversation_figures() -> None:
     section = changes_html(CHANGES, "problem")
     assert '<td>a</td><td>Accuracy</td><td class="num">50.0%</td><td class="num">75.0%</td>' in section
     assert "<p>Unchanged: Problems.</p>" in section and "<td>Problems correct</td>" in section
-    assert "Conversation" not in section and "Turn execution acc." not in section
+    assert "Conversation" not in section and "Turn execution accuracy" not in section
     assert "<h3>Newly failing problems (1)</h3><ul><li>a: <code>r1</code></li></ul>" in section
     assert (
         "<h3>Newly passing problems (2)</h3><ul><li>a: <code>r2</code></li><li>b: <code>r3</code></li></ul>" in section
