@@ -26,7 +26,14 @@ from tests.system.browser.test_triage_browser import (
     _wait_for_port,
 )
 
-SHOTS = Path(os.environ.get("WORKBENCH_SHOTS", "/work/notes/shots"))
+#: Screenshots of the prompt go here when ``WORKBENCH_SHOTS`` names a folder.
+SHOTS = os.environ.get("WORKBENCH_SHOTS", "")
+
+
+def _shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
 
 
 def _annotators(store: Path) -> list[str]:
@@ -75,8 +82,7 @@ def test_voila_asks_for_the_name_once_per_browser(tmp_path: Path) -> None:
                     page = context.new_page()
                     page.goto(f"http://127.0.0.1:{port}/", timeout=RENDER_TIMEOUT_MS)
                     page.get_by_text("Who is annotating?").wait_for(timeout=RENDER_TIMEOUT_MS)
-                    SHOTS.mkdir(parents=True, exist_ok=True)
-                    page.screenshot(path=str(SHOTS / "triage-name-prompt.png"))
+                    _shot(page, "triage-name-prompt")
                     page.get_by_role("button", name="4 Mislabel").click()
                     page.get_by_role("button", name="Save (Enter)").click()
                     page.get_by_text("nothing saved: type your name in the 'Your name' box above first").wait_for(
@@ -94,7 +100,7 @@ def test_voila_asks_for_the_name_once_per_browser(tmp_path: Path) -> None:
                     page.get_by_role("button", name="4 Mislabel").click()
                     page.get_by_role("button", name="Save (Enter)").click()
                     page.get_by_text("1 of 3 done").wait_for(timeout=ACTION_TIMEOUT_MS)
-                    page.screenshot(path=str(SHOTS / "triage-name-given.png"))
+                    _shot(page, "triage-name-given")
                     page.close()
                     # the same browser, a new page and kernel: the name comes back without asking
                     again = context.new_page()
