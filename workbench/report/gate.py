@@ -164,9 +164,12 @@ def fold(items: pl.DataFrame, dropped: pl.DataFrame, points: float) -> list[tupl
 
 
 def previous_row(rows: Sequence[LedgerRow], now: LedgerRow) -> LedgerRow | None:
-    """The newest of ``rows`` (oldest first) from another run that is ``now``'s system on the same
-    benchmark: the same name, else the same name without its run-folder timestamp."""
-    earlier = [r for r in rows if r.run_id != now.run_id and r.benchmark == now.benchmark]
+    """The newest of ``rows`` (oldest first) from another run of the same template that is
+    ``now``'s system on the same benchmark: the same name, else the same name without its
+    run-folder timestamp."""
+    earlier = [
+        r for r in rows if r.run_id != now.run_id and r.benchmark == now.benchmark and r.template == now.template
+    ]
     same = [r for r in earlier if r.system == now.system] or [
         r for r in earlier if stable_identity(r.system) == stable_identity(now.system)
     ]
@@ -179,8 +182,9 @@ def _ledger_file(folder: str | Path) -> Path:
 
 
 def check_ledger(folder: str | Path, points: float, *, systems: Sequence[str] = ()) -> GateResult:
-    """Run the gate on the newest run of the ledger in ``folder`` (a reports folder or the
-    ledger file itself) against each system's previous run; ``systems`` limits it to those.
+    """Run the gate on the newest run of each template in the ledger in ``folder`` (a reports
+    folder or the ledger file itself) against each system's previous run of that template;
+    ``systems`` limits it to those.
 
     Raises
     ------
@@ -194,11 +198,12 @@ def check_ledger(folder: str | Path, points: float, *, systems: Sequence[str] = 
     rows = read_ledger(_ledger_file(folder), with_verdicts=True)
     if not rows:
         return GateResult((), ("the ledger holds no run yet",))
-    newest = rows[-1].run_id
+    # the newest run of each template (a batch writes several reports into one folder)
+    newest = {row.template: row.run_id for row in rows}
     found: list[Regression] = []
     notes: list[str] = []
     for position, now in enumerate(rows):
-        if now.run_id != newest or (systems and now.system not in systems):
+        if now.run_id != newest[now.template] or (systems and now.system not in systems):
             continue
         earlier = previous_row(rows[:position], now)
         if earlier is None:

@@ -66,3 +66,20 @@ def test_a_nightly_system_is_matched_without_its_run_folder_timestamp(
     assert main(["check", str(tmp_path), "--points", POINTS]) == REGRESSION_EXIT
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith("regression: nightly-model@2026-11-02T02-00-00Z: ") and "operation divide" in line
+
+
+def test_each_template_of_a_batch_is_checked_against_its_own_previous_run(
+    bundled_rows: list[LedgerRow], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = list(nightly(bundled_rows[:1], 2, drop_night=2))
+    steady = list(nightly(bundled_rows[:1], 2))
+    for index in range(2):  # each night: 01-overview (broken on night 2), then 02-error-slices
+        for template, nights in (("01-overview", broken), ("02-error-slices", steady)):
+            row = nights[index][0]
+            append(
+                tmp_path / "ledger.sqlite",
+                [dataclasses.replace(row, run_id=f"{row.run_id}-{template}", template=template)],
+            )
+    assert main(["check", str(tmp_path), "--points", POINTS]) == REGRESSION_EXIT
+    (line,) = capsys.readouterr().out.splitlines()
+    assert "operation divide" in line
