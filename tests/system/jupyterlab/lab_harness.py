@@ -84,6 +84,11 @@ class Lab:
     browser: Any
     outside: list[str] = field(default_factory=list)
     opened: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+
+    def trust(self, notebook: str) -> None:
+        """Sign ``notebook`` (under :attr:`root`) as trusted, in the server's own signature store."""
+        subprocess.run([sys.executable, "-m", "jupyter", "trust", str(self.root / notebook)], env=self.env, check=True)
 
     def open(self, notebook: str) -> Any:
         """A new 1280x800 page with ``notebook`` (a path under :attr:`root`) open and its kernel idle."""
@@ -190,6 +195,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[Lab]
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(home / "config"),
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTER_DATA_DIR": str(home / "data"),
         "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
         "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
     }
@@ -213,7 +219,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[Lab]
         server = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
             _wait_for_port(port, server, log)
-            lab = Lab(root=root, port=port, token=token, browser=browser)
+            lab = Lab(root=root, port=port, token=token, browser=browser, env=env)
             yield lab
             assert lab.outside == [], f"requests to other hosts: {lab.outside}"
         finally:
