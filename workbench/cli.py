@@ -147,14 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
     moving.add_argument("target", metavar="DST", help="the store to copy into (created when missing)")
     agreeing = notes_sub.add_parser(
         "agreement",
-        help="print the analysts' agreement per category as CSV (Cohen's kappa for two, Krippendorff's alpha for more)",
-        description="Each analyst's latest annotation in force on a turn is their decision; turns decided by at "
-        "least two analysts count. Per category (that category or not) and overall (category 'all'): the "
-        "statistic, n (turns read) and a 95%% interval from a bootstrap over turns (fixed seed).",
+        help="per category and overall: Cohen's kappa (two analysts) or Krippendorff's alpha, n and a 95%% "
+        "bootstrap interval, as CSV",
     )
-    agreeing.add_argument(
-        "--analysts", default=None, help="only these analysts, separated by commas (default: everyone in the store)"
-    )
+    agreeing.add_argument("--analysts", default=None, help="only these analysts, separated by commas")
     _store_option(agreeing)
 
     export = sub.add_parser(
@@ -347,14 +343,9 @@ def _annotations(args: argparse.Namespace) -> int:
         )
         return 0
     if args.action == "agreement":
-        import polars as pl
+        from workbench.annotations.agreement import agreement_at
 
-        from workbench.annotations.agreement import agreement
-
-        chosen = [a.strip() for a in args.analysts.split(",") if a.strip()] if args.analysts else None
-        with open_store(location, create=False) as store:
-            table = agreement(store, analysts=chosen)
-        sys.stdout.write(write_csv(table.with_columns(pl.col("value", "low", "high").round(3))))
+        sys.stdout.write(write_csv(agreement_at(location, args.analysts)))
         return 0
     if args.action == "backup":
         with open_store(location, create=False) as store:
@@ -374,13 +365,9 @@ def _export(args: argparse.Namespace) -> int:
     from workbench.cleaning.export import export_cleaned
 
     active, snapshot = read_annotation_store(args.annotations or "")
-    decided = None
-    if args.annotations:  # an adjudicated turn: the adjudicator's decision, and the manifest says so
-        from workbench.annotations.agreement import in_force
-        from workbench.annotations.backends import open_store
+    from workbench.annotations.agreement import in_force_at  # an adjudicated turn: the adjudicator's decision
 
-        with open_store(store_location(args.annotations), create=False) as store:
-            active, decided = in_force(store)
+    active, decided = in_force_at(store_location(args.annotations)) if args.annotations else (active, None)
     result = export_cleaned(
         args.dataset,
         active,

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "in_force",
+    "in_force_at",
+    "agreement_at",
     "DECISION_RULE",
     "decisions",
     "decided_by",
@@ -253,3 +255,22 @@ def agreement(store: Store, *, analysts: list[str] | None = None) -> pl.DataFram
         "high": pl.Float64,
     }
     return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def agreement_at(location: Any, analysts: str | None = None) -> pl.DataFrame:
+    """:func:`agreement` of the store at ``location`` (a path or URL, opened read-only), for the
+    ``analysts`` named with commas (None: everyone), its figures rounded to 3 places (the CLI's)."""
+    from workbench.annotations.backends import open_store
+
+    chosen = [a.strip() for a in analysts.split(",") if a.strip()] if analysts else None
+    with open_store(location, create=False) as store:
+        table = agreement(store, analysts=chosen)
+    return table.with_columns(pl.col("value", "low", "high").round(3))
+
+
+def in_force_at(location: Any) -> tuple[pl.DataFrame, dict[str, int]]:
+    """:func:`in_force` of the store at ``location`` (a path or URL)."""
+    from workbench.annotations.backends import open_store
+
+    with open_store(location, create=False) as store:
+        return in_force(store)
