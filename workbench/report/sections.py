@@ -403,7 +403,9 @@ def upstream_table(run: Run) -> tables.HtmlBlock | None:
         pl.col("correct").replace_strict(verdict, return_dtype=pl.String).alias("ours"),
     ).select(
         (
-            pl.col(c).cast(pl.String).replace({v: words.plain(v) for v in differ[c].cast(pl.String).unique().drop_nulls()})
+            pl.col(c)
+            .cast(pl.String)
+            .replace({v: words.plain(v) for v in differ[c].cast(pl.String).unique().drop_nulls()})
             if c == "reason"
             else pl.col(c).cast(pl.String)
         ).alias(name)
