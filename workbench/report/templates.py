@@ -169,14 +169,14 @@ def check_batch_template(template: str) -> None:
     Traceback (most recent call last):
     ...
     workbench.errors.UsageError: 03-triage is interactive (its annotation widgets wait for clicks), so it \
-cannot run as a batch report. Fix: open notebooks/03-triage.ipynb in JupyterLab, or serve it with \
-'voila notebooks/03-triage.ipynb'
+cannot run as a batch report. Fix: serve it with 'workbench triage', or open a copy \
+('workbench templates copy DIR') in JupyterLab
     """
     name = Path(template).name.removesuffix(".ipynb")
     if name in INTERACTIVE_TEMPLATES:
         raise UsageError(
             f"{name} is interactive (its annotation widgets wait for clicks), so it cannot run as a batch report. "
-            f"Fix: open notebooks/{name}.ipynb in JupyterLab, or serve it with 'voila notebooks/{name}.ipynb'"
+            "Fix: serve it with 'workbench triage', or open a copy ('workbench templates copy DIR') in JupyterLab"
         )
 
 

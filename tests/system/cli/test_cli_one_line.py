@@ -208,8 +208,8 @@ def test_interactive_template_is_refused_in_batch(
     line = _one_line(*_run(capsys, "report", "--template", template, "--out", str(tmp_path / "r"))[::2])
     assert line == (
         "workbench: error: 03-triage is interactive (its annotation widgets wait for clicks), so it cannot run as a "
-        "batch report. Fix: open notebooks/03-triage.ipynb in JupyterLab, or serve it with "
-        "'voila notebooks/03-triage.ipynb'"
+        "batch report. Fix: serve it with 'workbench triage', or open a copy ('workbench templates copy DIR') "
+        "in JupyterLab"
     )
     assert list(tmp_path.iterdir()) == []
 
@@ -222,8 +222,8 @@ def test_interactive_template_is_refused_in_a_batch_file(tmp_path: Path, capsys:
     line = _one_line(*_run(capsys, "report", "--config", str(batch))[::2])
     assert line == (
         f"workbench: error: {batch}: report 2: field 'template': 03-triage is interactive (its annotation widgets "
-        "wait for clicks), so it cannot run as a batch report. Fix: open notebooks/03-triage.ipynb in JupyterLab, "
-        "or serve it with 'voila notebooks/03-triage.ipynb'."
+        "wait for clicks), so it cannot run as a batch report. Fix: serve it with 'workbench triage', or open a "
+        "copy ('workbench templates copy DIR') in JupyterLab."
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nightly.yaml"]  # nothing ran
 
