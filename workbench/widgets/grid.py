@@ -42,10 +42,10 @@ import ipywidgets as widgets
 import polars as pl
 import traitlets
 
-from workbench.analysis import formats
+from workbench.analysis import formats, words
 from workbench.analysis.slices import SLICES, group_order
 from workbench.analysis.words import plain as plain_label
-from workbench.views import html, tables
+from workbench.views import blocks, html, tables
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -74,22 +74,12 @@ _KEY, _ROW, _HAY = "__key", "__row", "__hay"
 
 
 def _cell(value: Any, shown: Callable[[Any], str] | None = None) -> list[Any]:
-    """A cell as ``grid.js`` draws it: ``[text, whole text or None]`` (text None: missing);
-    ``shown`` formats a number (a column's format, as the page's table has it)."""
-    if value is None:
+    """A cell as ``grid.js`` draws it, ``[text, whole text or None]`` (text None: missing), made
+    by the page table's own cell rule (:mod:`workbench.views.blocks`): the same formats and cuts."""
+    kind, text, whole = blocks._cell(value, shown)
+    if kind == "null":
         return [None, None]
-    if shown is not None and isinstance(value, int | float) and not isinstance(value, bool):
-        return [shown(value), None]
-    if isinstance(value, bool):
-        return ["yes" if value else "no", None]
-    if isinstance(value, int):
-        return [formats.count(value), None]
-    if isinstance(value, float):
-        return [f"{value:.4g}", None]
-    text = str(value)
-    if len(text) > tables.SHORT_CHARS:
-        return [text[: tables.SHORT_CHARS].rstrip() + "…", text]
-    return [text, None]
+    return [text, whole if kind == "long" else None]
 
 
 class Grid(anywidget.AnyWidget):  # type: ignore[misc]
@@ -234,10 +224,6 @@ class Grid(anywidget.AnyWidget):  # type: ignore[misc]
         self.select(keys[min(max(0, at + delta), len(keys) - 1)])
 
 
-def _plain_items(dropped: frozenset[str]) -> str:
-    return "failed problems" if "turn" in dropped else "failed turns"
-
-
 class FailedTurns(widgets.VBox):  # type: ignore[misc]
     """The failed turns of a run in a live kernel: the grid, and the selected turn's panel under it.
 
@@ -268,7 +254,8 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
         self.limit = limit
         self.slice_name = slice_name
         _, failed = tables._failed(run)
-        item = str(getattr(run, "item", "turn"))
+        item = run.item
+        self._item = item
         only, note = tables._DRILL_ONLY.get(slice_name, (None, "")) if slice_name else (None, "")
         note = note.format(item=item)
         if only is not None:
@@ -277,7 +264,7 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
                 note = f"The grading policies agree on every failed {item}: none to list by {SLICES[slice_name].title.lower()}."
         self._failed = failed
         self._dropped = tables._dropped(failed)
-        self._items = _plain_items(self._dropped)
+        self._items = f"failed {words.items(item)}"
         shown = tables._failed_columns(failed, dropped=self._dropped)
         keys = tables._turn_keys(failed)
         caption = f"{self._items.capitalize()} ({formats.count(failed.height)})"
@@ -313,7 +300,7 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
         values = self._group_values(slice_name)
         counts = dict(values.value_counts().iter_rows())
         order = group_order(slice_name, list(counts), counts)
-        options = [(f"Every group ({formats.count(values.len())} {self._items})", "")]
+        options = [(f"Every group ({words.counted(values.len(), f'failed {self._item}')})", "")]
         options += [(f"{plain_label(str(g))} ({formats.count(counts[g])})", str(g)) for g in order]
         menu = widgets.Dropdown(
             options=options, value="", description=f"{SLICES[slice_name].title}:", layout={"width": "auto"}
@@ -329,7 +316,8 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
             return
         mask = self._group_values(slice_name) == group
         n = int(mask.sum())
-        text = f"Showing the {formats.count(n)} {self._items} where {SLICES[slice_name].title.lower()} is {plain_label(group)}."
+        where = f"where {SLICES[slice_name].title.lower()} is {plain_label(group)}"
+        text = f"Showing the {words.counted(n, f'failed {self._item}')} {where}."
         self.grid.set_filter(mask, text)
         if self.groups is not None and slice_name == self.slice_name and self.groups.value != group:
             self.groups.value = group
@@ -484,7 +472,3 @@ def live(block: Any) -> Any:
     if isinstance(frame, pl.DataFrame) and frame.height > tables.GRID_ROWS:
         return LiveTable(block)
     return block
-
-
-#: The signature of a plotly click callback: ``(trace, points, state)``.
-ClickHandler = Callable[[Any, Any, Any], None]
