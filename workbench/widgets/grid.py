@@ -45,6 +45,7 @@ import traitlets
 from workbench.analysis import formats, words
 from workbench.analysis.slices import SLICES, group_order
 from workbench.analysis.words import plain as plain_label
+from workbench.errors import WorkbenchError
 from workbench.views import blocks, html, tables
 
 if TYPE_CHECKING:
@@ -348,11 +349,18 @@ class FailedTurns(widgets.VBox):  # type: ignore[misc]
         key = change["new"]
         if not key:
             return
+        system, record_id, turn = json.loads(key)
+        keys = self.grid.keys_in_order()
+        position = (keys.index(key), len(keys)) if key in keys else None
+        try:
+            panel = self.panel()
+        except WorkbenchError as exc:  # the template's store: a bad path or URL, one line under the grid
+            self.errors.clear_output()
+            with self.errors:
+                print(f"The panel cannot open: {exc}")
+            return
         with self.errors:
-            system, record_id, turn = json.loads(key)
-            keys = self.grid.keys_in_order()
-            position = (keys.index(key), len(keys)) if key in keys else None
-            self.panel().show((system, record_id, int(turn)), position=position)
+            panel.show((system, record_id, int(turn)), position=position)
 
     def open_turn(self, key: str) -> None:
         """Select the row of ``key`` (a turn key) and open its panel."""

@@ -185,3 +185,10 @@ def test_a_long_table_of_the_package_is_a_live_grid_with_its_formats(run: Run) -
     assert bundle["text/html"] == block._repr_mimebundle_()["text/html"] and bundle[PAGE_MIME] == block.markup
     short = tables.html_table(pl.DataFrame({"a": range(3)}))
     assert grid.live(short) is short and grid.live(None) is None
+
+
+def test_a_bad_store_is_one_line_under_the_grid_not_a_traceback(run: Run, capsys: pytest.CaptureFixture[str]) -> None:
+    failed = grid.failed_turns(run, store="mysql://nobody@localhost/x", annotator="ana")
+    failed.grid.selected = failed.grid.keys_in_order()[0]  # the Output widget prints here outside a kernel
+    lines = [line for line in capsys.readouterr().out.replace("\x1b[2K", "").splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("The panel cannot open: ") and "Fix: " in lines[0]
