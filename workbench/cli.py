@@ -302,9 +302,10 @@ def _annotations(args: argparse.Namespace) -> int:
     from workbench.annotations.backends import open_store, store_location
     from workbench.annotations.csv_import import read_annotation_csv
     from workbench.annotations.recovery import recover_store
-    from workbench.annotations.transfer import copy_events
 
     if args.action == "copy":
+        from workbench.annotations.transfer import copy_events
+
         source, target = store_location(args.source), store_location(args.target)
         if source.path is not None and not source.path.exists():
             raise UsageError(f"no annotation store at {source.display}. Fix: give the store to copy from as SRC")
