@@ -29,11 +29,13 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import polars as pl
 
+from workbench.analysis import words
 from workbench.errors import UsageError
 from workbench.schema import ANNOTATION_CATEGORIES
 
@@ -44,6 +46,9 @@ __all__ = [
     "in_force",
     "in_force_at",
     "agreement_at",
+    "summary_at",
+    "summarise",
+    "AgreementSummary",
     "DECISION_RULE",
     "decisions",
     "decided_by",
@@ -206,15 +211,9 @@ def _interval(matrix: np.ndarray, statistic: Any) -> tuple[float | None, float |
     return float(low), float(high)
 
 
-def agreement(store: Store, *, analysts: list[str] | None = None) -> pl.DataFrame:
-    """Agreement per category and overall (``category`` :data:`OVERALL`): statistic, analysts, n,
-    value, low, high (None where undefined).
-
-    Raises
-    ------
-    UsageError
-        When fewer than two analysts decided a common item (nothing to compare), in one line.
-    """
+def _overlap(store: Store, analysts: list[str] | None) -> tuple[list[str], pl.DataFrame]:
+    """The analysts compared (sorted) and the turns at least two of them decided (for two
+    analysts: both), one column of categories per analyst; no rows when there is nothing to compare."""
     decided = decisions(store)
     if analysts:
         decided = decided.filter(pl.col("annotator").is_in(analysts))
@@ -225,12 +224,22 @@ def agreement(store: Store, *, analysts: list[str] | None = None) -> pl.DataFram
     shared = wide.filter(pl.sum_horizontal(pl.col(names).is_not_null()) >= 2) if len(names) >= 2 else wide.clear()
     if len(names) == 2:
         shared = shared.drop_nulls(names)
-    if len(names) < 2 or shared.is_empty():
-        raise UsageError(
-            f"agreement needs two analysts who decided the same turns; the store has {len(names)} analyst(s) "
-            f"({', '.join(names) or 'none'}) and {shared.height} turns decided by two. "
-            "Fix: triage with overlap > 0 so some turns are shown to two analysts"
-        )
+    return names, shared
+
+
+#: The columns of the agreement table (the CSV ``workbench annotations agreement`` prints).
+_TABLE = {
+    "category": pl.String,
+    "statistic": pl.String,
+    "analysts": pl.String,
+    "n": pl.Int64,
+    "value": pl.Float64,
+    "low": pl.Float64,
+    "high": pl.Float64,
+}
+
+
+def _measure(names: list[str], shared: pl.DataFrame) -> pl.DataFrame:
     statistic, compute = (KAPPA, _kappa) if len(names) == 2 else (ALPHA, _alpha)
     codes = {c: float(i) for i, c in enumerate(ANNOTATION_CATEGORIES)}
     raw = np.array([[codes[v] if v is not None else np.nan for v in row] for row in shared.select(names).iter_rows()])
@@ -245,16 +254,98 @@ def agreement(store: Store, *, analysts: list[str] | None = None) -> pl.DataFram
         value = compute(matrix)
         low, high = _interval(matrix, compute) if value is not None else (None, None)
         rows.append((category, statistic, ", ".join(names), len(matrix), value, low, high))
-    schema = {
-        "category": pl.String,
-        "statistic": pl.String,
-        "analysts": pl.String,
-        "n": pl.Int64,
-        "value": pl.Float64,
-        "low": pl.Float64,
-        "high": pl.Float64,
-    }
-    return pl.DataFrame(rows, schema=schema, orient="row")
+    return pl.DataFrame(rows, schema=_TABLE, orient="row")
+
+
+def agreement(store: Store, *, analysts: list[str] | None = None) -> pl.DataFrame:
+    """Agreement per category and overall (``category`` :data:`OVERALL`): statistic, analysts, n,
+    value, low, high (None where undefined).
+
+    Raises
+    ------
+    UsageError
+        When fewer than two analysts decided a common item (nothing to compare), in one line.
+    """
+    names, shared = _overlap(store, analysts)
+    if shared.is_empty():
+        raise UsageError(
+            f"agreement needs two analysts who decided the same turns; the store has {len(names)} analyst(s) "
+            f"({', '.join(names) or 'none'}) and {shared.height} turns decided by two. "
+            "Fix: triage with overlap > 0 so some turns are shown to two analysts"
+        )
+    return _measure(names, shared)
+
+
+def _as_printed(table: pl.DataFrame) -> pl.DataFrame:
+    """The figures as ``workbench annotations agreement`` prints them: rounded to 3 places."""
+    return table.with_columns(pl.col("value", "low", "high").round(3))
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgreementSummary:
+    """What a report says about the analysts' agreement in a store (:func:`summarise`).
+
+    Attributes
+    ----------
+    status
+        ``"measured"``: two or more analysts decided some turns in common and :attr:`table` has
+        the figures; ``"no_overlap"``: no turn was decided by two analysts (:attr:`table` is empty).
+    reason
+        One plain sentence: what was measured, or why nothing could be.
+    table
+        The figures and labels ``workbench annotations agreement`` prints (:func:`agreement`,
+        rounded to 3 places): category, statistic, analysts, n, value, low, high.
+    awaiting
+        Turns whose first two analysts decided differently and no one has adjudicated
+        (:func:`disagreements`: the triage's adjudication queue).
+    """
+
+    status: Literal["measured", "no_overlap"]
+    reason: str
+    table: pl.DataFrame
+    awaiting: int
+
+
+def summarise(store: Store) -> AgreementSummary:
+    """The analysts' agreement in ``store`` as a report shows it: :func:`agreement`'s table when
+    two analysts decided some turns in common, else one sentence saying that none were; and how
+    many turns await adjudication.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from workbench.annotations import AnnotationStore
+    >>> with AnnotationStore(Path(tempfile.mkdtemp()) / "a.sqlite") as store:
+    ...     _ = store.annotate(annotator="ana", record_id="r1", turn=0, category="other")
+    ...     summarise(store).status, summarise(store).reason
+    ('no_overlap', 'No turn was decided by two analysts (1 analyst in the store: ana), so there is no agreement to measure; the triage shows some turns to two analysts when its overlap is above 0 (e.g. 0.1).')
+    """
+    awaiting = disagreements(store).height
+    names, shared = _overlap(store, None)
+    if shared.is_empty():
+        who = f": {', '.join(names)}" if names else ""
+        return AgreementSummary(
+            status="no_overlap",
+            reason=(
+                f"No turn was decided by two analysts ({words.counted(len(names), 'analyst')} in the store{who}), "
+                "so there is no agreement to measure; the triage shows some turns to two analysts when its "
+                "overlap is above 0 (e.g. 0.1)."
+            ),
+            table=pl.DataFrame(schema=_TABLE),
+            awaiting=awaiting,
+        )
+    table = _as_printed(_measure(names, shared))
+    decided_by = "both" if len(names) == 2 else "two or more of them"
+    return AgreementSummary(
+        status="measured",
+        reason=(
+            f"{table['statistic'][0]} of {words.counted(len(names), 'analyst')} ({', '.join(names)}) "
+            f"on the {words.counted(shared.height, 'turn')} {decided_by} decided"
+        ),
+        table=table,
+        awaiting=awaiting,
+    )
 
 
 def agreement_at(location: Any, analysts: str | None = None) -> pl.DataFrame:
@@ -264,8 +355,15 @@ def agreement_at(location: Any, analysts: str | None = None) -> pl.DataFrame:
 
     chosen = [a.strip() for a in analysts.split(",") if a.strip()] if analysts else None
     with open_store(location, create=False) as store:
-        table = agreement(store, analysts=chosen)
-    return table.with_columns(pl.col("value", "low", "high").round(3))
+        return _as_printed(agreement(store, analysts=chosen))
+
+
+def summary_at(location: Any) -> AgreementSummary:
+    """:func:`summarise` of the store at ``location`` (a path or URL, opened read-only)."""
+    from workbench.annotations.backends import open_store
+
+    with open_store(location, create=False) as store:
+        return summarise(store)
 
 
 def in_force_at(location: Any) -> tuple[pl.DataFrame, dict[str, int]]:

@@ -416,6 +416,59 @@ def upstream_table(run: Run) -> tables.HtmlBlock | None:
     return tables.html_table(frame, caption=caption, sortable=True, keys=2)
 
 
+#: The analysts' agreement figures as the page shows them: three decimals, as the CLI prints them.
+_THREE_PLACES: Callable[[Any], str] = lambda v: formats.MISSING if v is None else f"{v:.3f}"  # noqa: E731
+
+
+def annotator_agreement(annotations: str) -> tables.HtmlBlock | None:
+    """The analysts' agreement in the store the before/after scores read (``annotations``: a
+    SQLite file or a ``postgresql://`` URL), per category with n and a 95% interval: the figures
+    and labels ``workbench annotations agreement`` prints
+    (:func:`workbench.annotations.agreement.summarise`), then how many turns await adjudication.
+    One line when no turn was decided by two analysts; nothing without a store.
+
+    Examples
+    --------
+    >>> annotator_agreement("") is None
+    True
+    """
+    from workbench.annotations.agreement import summary_at
+    from workbench.annotations.backends import store_location
+    from workbench.views.html import macro
+
+    if not str(annotations).strip():
+        return None
+    summary = summary_at(store_location(annotations))
+    notes = []
+    if summary.status == "measured":
+        if summary.table["value"].is_null().any():
+            notes.append(
+                f"{formats.MISSING}: the analysts' decisions did not vary there, so the statistic is undefined."
+            )
+    else:
+        notes.append(summary.reason)
+    if summary.awaiting:
+        notes.append(
+            f"{words.counted(summary.awaiting, 'turn')} {'awaits' if summary.awaiting == 1 else 'await'} adjudication: "
+            "its first two analysts decided differently and no third analyst has ruled yet (the triage's "
+            'queue = "adjudicate" opens them).'
+        )
+    lines = "".join(str(macro("tables.html.j2", "note", note)) for note in notes)
+    if summary.status != "measured":
+        return tables.HtmlBlock(lines)
+    table = tables.html_table(
+        summary.table.drop("analysts"),
+        caption=f"Agreement between analysts: {summary.reason}; per category (that category or not) and over all "
+        "categories, with a 95% bootstrap interval from low to high",
+        css_class="wb-table wb-agreement",
+        formats_by_column=dict.fromkeys(("value", "low", "high"), _THREE_PLACES),
+        keys=1,
+    )
+    return tables.HtmlBlock(table.markup + lines, (table.notebook or table.markup) + lines)
+
+
+__all__ += ["annotator_agreement"]
+
 __all__ += ["COMPARE_SECTIONS", "compare_title", "compare_heading"]
 
 #: The sections of the 04-compare-systems page, by key (as :data:`SECTIONS`; shown by :func:`compare_heading`).
