@@ -1,8 +1,9 @@
-"""The matchers of the fast path (issue 21), in polars: plain numbers read as
-:func:`~workbench.grading.normalize.parse_number` reads them, and compared as
-:func:`~workbench.grading.policies.exact_string_match`, :func:`~workbench.grading.policies.official_convfinqa_match`
-and the numeric cascade (``compare._compare_numbers``) compare them, rule for rule, with the same
-reason and the same detail sentence.
+"""The matchers of the fast path (issue 21), in polars: plain numbers (read by
+:func:`workbench.io.numbers.read_numbers`, as :func:`~workbench.grading.normalize.parse_number`
+reads them) compared as :func:`~workbench.grading.policies.exact_string_match`,
+:func:`~workbench.grading.policies.official_convfinqa_match` and the numeric cascade
+(``compare._compare_numbers``) compare them, rule for rule, with the same reason and the same
+detail sentence.
 
 Each matcher adds to a frame of (``answer``, gold) rows its verdict (a struct: ``correct``,
 ``status``, ``reason``, ``template``, ``f1``, ``f2``, ``text``, ``pred_value``) and whether it is
@@ -18,15 +19,13 @@ from typing import Final
 import polars as pl
 from polars.expr.whenthen import ChainedThen, Then
 
-from workbench.grading import patterns
 from workbench.grading.compare import MatchPolicy
 from workbench.grading.cues import SCALE_WORDS
-from workbench.grading.normalize import SCALE_EXPONENTS
 from workbench.grading.status import GradeStatus, MatchReason
+from workbench.io.numbers import MAX_VALUE, hundredth, number_fields
 
 __all__ = [
     "ENGINE",
-    "read_numbers",
     "answer_text",
     "cascade",
     "official",
@@ -41,10 +40,6 @@ __all__ = [
 #: and slower at a million rows too (issue 21: 7.4 s against 8.0 s for GSM8K's grades).
 ENGINE: Final = "in-memory"
 
-#: Most digits in a number the fast path reads: its value is exact, ``round(x, 5)`` is decided.
-_MAX_DIGITS = 20
-#: Largest magnitude read: ``x * 1e5`` keeps its fraction to 1e-2, so rounding ties are seen.
-_MAX_VALUE = 1e9
 #: How near a rounding tie ``round(x, 5)`` is left to Python.
 _TIE_BAND = 0.02
 
@@ -60,82 +55,6 @@ _MATCH_REASONS = frozenset(
         MatchReason.PERCENT_READING,
     )
 )
-
-
-# --------------------------------------------------------------------------- reading numbers
-def _parts(text: pl.Expr, pattern: str) -> dict[str, pl.Expr]:
-    """The pieces of a number of ``pattern``'s shape (computed once, as columns, before
-    :func:`_number` reads them): ``shaped``, ``neg``, ``cur``, ``pct``, ``digits`` (no sign,
-    currency or separators), ``scale``, ``sword`` (the word after the number), ``word``, ``e``."""
-    shaped = text.str.contains(pattern)
-    if pattern == patterns.FAST_ANSWER:
-        body = text.str.strip_chars(" \t\n\r")
-        # on a text of that shape, what follows the number is "", "%" or a word after a space or none
-        suffix = body.str.strip_chars_start("-$0123456789,.")
-        said = suffix.str.strip_chars_start(" ")
-        number = body.str.strip_suffix(suffix)
-        word = said.is_in(["percent", "pct"])
-        scale = said.replace_strict(SCALE_EXPONENTS, default=0, return_dtype=pl.Int64).fill_null(0)
-        pct = (said == "%") | word
-    else:
-        number = text.str.strip_suffix("%")
-        said, word, scale, pct = pl.lit(None, pl.String), pl.lit(False), pl.lit(0, pl.Int64), text.str.ends_with("%")
-    unsigned = number.str.strip_prefix("-")
-    return {
-        "shaped": shaped,
-        "neg": number.str.starts_with("-"),
-        "cur": unsigned.str.starts_with("$"),
-        "pct": pct,
-        "digits": unsigned.str.strip_prefix("$").str.replace_all(",", "", literal=True),
-        "scale": scale,
-        "sword": said,
-        "word": (word | (scale != 0)).fill_null(False),
-        "e": (said == "percent").fill_null(False),
-    }
-
-
-def _number(prefix: str, scaled: bool) -> dict[str, pl.Expr]:
-    """A plain number (:data:`~workbench.grading.patterns.FAST_NUMBER`, or
-    :data:`~workbench.grading.patterns.FAST_ANSWER` for an answer), from the pieces :func:`_parts`
-    wrote as columns named ``prefix...``, read as :func:`~workbench.grading.normalize.parse_number`
-    reads it: ``ok`` (null when it is not one), ``value`` (sign applied, percent not, scale
-    applied), ``dec`` (decimals), ``sig`` (significant digits), ``tz`` (trailing zeros of an
-    integer), ``zero``; with the pieces, ``pct`` (``%`` or a percent word), ``cur``, ``scale`` (the
-    power of ten of a scale word, 0 without one), ``word`` (a word follows the number: no number to
-    the official rule) and ``e`` (the text holds an ``e``, as "percent" does:
-    ``compare._written_integer`` then does not hold)."""
-    digits, scale, neg = pl.col(f"{prefix}digits"), pl.col(f"{prefix}scale"), pl.col(f"{prefix}neg")
-    written = digits
-    if scaled:  # "48.7 million" is read as float("48.7e6"), exactly (normalize._parse_amount)
-        written = pl.when(scale != 0).then(pl.concat_str(digits, pl.lit("e"), scale.cast(pl.String))).otherwise(digits)
-    magnitude = pl.when(pl.col(f"{prefix}shaped")).then(written.cast(pl.Float64, strict=False))
-    point = digits.str.find(".", literal=True)
-    length = digits.str.len_chars()
-    mantissa = digits.str.replace(".", "", literal=True)
-    ok = (
-        pl.col(f"{prefix}shaped")
-        & (mantissa.str.len_chars() <= _MAX_DIGITS)
-        & (magnitude < _MAX_VALUE)
-        & ~(neg & (magnitude == 0))  # "-0": Python's -0.0 prints "-0"
-    )
-    return {
-        "ok": ok,
-        "value": pl.when(neg).then(-magnitude).otherwise(magnitude),
-        "dec": pl.when(point.is_null()).then(0).otherwise(length - point - 1).cast(pl.Int64),
-        "sig": mantissa.str.strip_chars_start("0").str.len_chars().cast(pl.Int64),
-        # str(abs(int(value))) of an integer ("0" has none)
-        "tz": pl.when(magnitude == 0)
-        .then(0)
-        .otherwise(length - digits.str.strip_chars_end("0").str.len_chars())
-        .cast(pl.Int64),
-        "zero": magnitude == 0,
-    }
-
-
-def _hundredth(x: pl.Expr) -> pl.Expr:
-    """``x / 100.0`` as Python computes it: polars divides by a constant through its reciprocal,
-    which can differ in the last bit (24819.8 / 100), so the divisor is made a column."""
-    return x / (x * 0.0 + 100.0)
 
 
 def _near_tie(x: pl.Expr) -> pl.Expr:
@@ -240,19 +159,6 @@ def _allowed(pct: pl.Expr, gold_pct: pl.Expr | None, cue: pl.Expr, upward: bool,
     )
 
 
-def _fields(prefix: str) -> dict[str, pl.Expr]:
-    """The columns :func:`read_numbers` wrote for ``prefix``."""
-    names = ("ok", "value", "pct", "cur", "dec", "sig", "tz", "zero", "scale", "sword", "digits", "word", "e")
-    return {k: pl.col(f"{prefix}{k}") for k in names}
-
-
-def read_numbers(lf: pl.LazyFrame, text: str, prefix: str, pattern: str = patterns.FAST_NUMBER) -> pl.LazyFrame:
-    """``lf`` with :func:`_number` of the column ``text`` (read with ``pattern``) as columns named
-    ``prefix...``: the pieces first, then the number read from them (each piece is computed once)."""
-    lf = lf.with_columns(**{f"{prefix}{k}": v for k, v in _parts(pl.col(text), pattern).items()})
-    return lf.with_columns(**{f"{prefix}{k}": v for k, v in _number(prefix, pattern == patterns.FAST_ANSWER).items()})
-
-
 def answer_text(answer: pl.Expr) -> pl.Expr:
     """The normalised text of an answer :data:`~workbench.grading.patterns.FAST_ANSWER` reads
     (:func:`~workbench.grading.normalize.normalize_answer`: the whitespace around it goes), which
@@ -270,7 +176,7 @@ def _repr(text: pl.Expr) -> pl.Expr:
 def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     """``compare._compare_numbers`` of the plain numbers ``_p_*`` (the answer) and ``_g_*`` (the
     gold), with the unit cue ``_cue``: adds ``_cascade_ok`` (decided) and ``_cascade`` (verdict)."""
-    pred, gold = _fields("_p_"), _fields("_g_")
+    pred, gold = number_fields("_p_"), number_fields("_g_")
     pv, ppct, pdec = pred["value"], pred["pct"], pred["dec"]
     gv, gpct, gdec = gold["value"], gold["pct"], gold["dec"]
     cue = pl.col("_cue") if numbers.use_cues else pl.lit(None, pl.String)
@@ -278,8 +184,8 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     # the scale a question or output states ("in millions": 6, compare.CueOf.scale), for scaled answers
     stated = pl.col("_stated") if numbers.use_cues else pl.lit(None, pl.Int64)
     lf = lf.with_columns(
-        pl.when(ppct).then(_hundredth(pv)).otherwise(pv).alias("_P"),
-        pl.when(gpct).then(_hundredth(gv)).otherwise(gv).alias("_G"),
+        pl.when(ppct).then(hundredth(pv)).otherwise(pv).alias("_P"),
+        pl.when(gpct).then(hundredth(gv)).otherwise(gv).alias("_G"),
         # compare._precision: "48.7 million" reports 10^5
         pl.when(pscale != 0)
         .then(pdec - pscale)
@@ -343,8 +249,8 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     # the unit readings, in compare's order: (value, gold in the prediction's units, how, upward)
     readings = (
         (pv, g, "without its % sign", True),
-        (_hundredth(pv), g * 100.0, "as a percent", True),
-        (pv * 100.0, _hundredth(g), "as a ratio x100", False),
+        (hundredth(pv), g * 100.0, "as a percent", True),
+        (pv * 100.0, hundredth(g), "as a ratio x100", False),
     )
     flags: dict[str, pl.Expr] = {
         "_exact": p == g,
@@ -361,7 +267,7 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
         & _close(p, g, rel),
         "_g_written": pl.when(ppct).then(g * 100.0).otherwise(g),
         "_nonzero": (gm != 0) & (p != 0),
-        "_flip": _close(-p, gm, rel) | (~ppct & (_close(-(_hundredth(pv)), gm, rel) | _close(-(pv * 100.0), gm, rel))),
+        "_flip": _close(-p, gm, rel) | (~ppct & (_close(-(hundredth(pv)), gm, rel) | _close(-(pv * 100.0), gm, rel))),
         "_ties": (p != g) & pl.lit(numbers.accept_round5) & (_near_tie(p) | _near_tie(g)),
         "_k": (p / gm).abs().log10().round(0).cast(pl.Int64, strict=False),
     }
@@ -382,9 +288,9 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
     flags["_reported"] = reports & precise(pl.when(ppct).then(g * 100.0).otherwise(g))
     lf = lf.with_columns(**flags)
     reads = pl.col("_reads")
-    # a gold read in millions is often past _MAX_VALUE, where x * 1e5 does not show a rounding tie:
+    # a gold read in millions is often past MAX_VALUE, where x * 1e5 does not show a rounding tie:
     # there round(x, 5) moves x by at most 1e-5 (or not at all), so answers 1e-4 apart differ
-    big = g2.abs() >= _MAX_VALUE
+    big = g2.abs() >= MAX_VALUE
     lf = lf.with_columns(
         (reads & (p == g2)).alias("_s_exact"),
         (reads & pl.lit(numbers.accept_round5) & ~big & (_round5(p) == _round5(g2))).alias("_s_round5"),
@@ -515,10 +421,10 @@ def cascade(lf: pl.LazyFrame, numbers: MatchPolicy) -> pl.LazyFrame:
 def official(lf: pl.LazyFrame) -> pl.LazyFrame:
     """``policies.official_convfinqa_match`` of the plain numbers ``_p_*`` and ``_g_*``: adds
     ``_official_ok`` and ``_official``."""
-    pred, gold = _fields("_p_"), _fields("_g_")
+    pred, gold = number_fields("_p_"), number_fields("_g_")
 
     def official(number: dict[str, pl.Expr]) -> pl.Expr:  # str_to_num: a currency sign or word is no number
-        value = pl.when(number["pct"]).then(_hundredth(number["value"])).otherwise(number["value"])
+        value = pl.when(number["pct"]).then(hundredth(number["value"])).otherwise(number["value"])
         return pl.when(~number["cur"] & ~number["word"]).then(value)
 
     lf = lf.with_columns(official(pred).alias("_po"), official(gold).alias("_go"))

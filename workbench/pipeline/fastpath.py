@@ -44,6 +44,7 @@ from workbench.grading.compare import DEFAULT_POLICY, AnswerKind
 from workbench.grading.cues import percent_cue, scale_cue
 from workbench.grading.policies import GradingPolicy
 from workbench.grading.status import ExtractionRule
+from workbench.io.numbers import read_numbers
 from workbench.parallel import distinct
 from workbench.pipeline import fastmatch
 from workbench.schema import REASON_DTYPE, STATUS_DTYPE
@@ -492,8 +493,8 @@ def decide(
     compared = ["answer", "gold_executed", "_display", "_cue", "_stated"]
     unique_pairs, pair_of = distinct(long.select(compared), compared)
     pairs = unique_pairs.with_row_index("_pair").lazy()
-    pairs = fastmatch.read_numbers(pairs, "answer", "_p_", patterns.FAST_ANSWER)
-    pairs = fastmatch.read_numbers(pairs, "gold_executed", "_g_")
+    pairs = read_numbers(pairs, "answer", "_p_", patterns.FAST_ANSWER)
+    pairs = read_numbers(pairs, "gold_executed", "_g_")
     matchers = {p.matcher for _, p in chosen}
     cascades = {p.numbers.bare_percent_reading: p.numbers for _, p in chosen if p.matcher == "cascade"}
     if len(cascades) > 1:  # one reading of bare numbers per run (for_benchmark gives all the same)

@@ -4,20 +4,22 @@ What it flags and with which confidence: :mod:`workbench.quality.checks`.
 
 How it scales (a million turns of eight systems): the rule compares every pair of a turn's wrong
 answers with ``answers_match`` both ways. Here each distinct string is read once (plain numbers in
-polars, :func:`_fast_readings`; the rest by ``answers_match`` of the string with itself), pairs of
-numbers too far apart to agree under any reading are dropped in polars (:func:`_may_agree`), each
-remaining distinct pair is compared once, and on the turns where two answers agree each answer's
-group, the largest one and its evidence are found in polars (:func:`_groups`). The flags are those
-of the rule as written, turn by turn (``tests/unit/quality/test_agreement.py``).
+polars by :func:`workbench.io.numbers.read_numbers`, :func:`_fast_readings`; the rest by
+``answers_match`` of the string with itself), two plain numbers of one value agree and pairs of
+numbers too far apart to agree under any reading disagree, both decided in polars
+(:func:`_may_agree`), each remaining distinct pair is compared once, and on the turns where two
+answers agree each answer's group, the largest one and its evidence are found in polars
+(:func:`_groups`). The flags are those of the rule as written, turn by turn
+(``tests/unit/quality/test_agreement.py``).
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from workbench.grading import patterns
 from workbench.grading.compare import MatchPolicy, answers_match, read_number
 from workbench.grading.status import MatchReason
+from workbench.io.numbers import hundredth, read_numbers
 from workbench.quality.flags import AGREEMENT_RULE, CONFIDENCE, as_checks, checks_frame, merge_flags
 
 __all__ = ["agreement_checks"]
@@ -57,14 +59,23 @@ class _Agreement:
     def __init__(self) -> None:
         self._read: dict[str, tuple[bool, tuple[float, float, float] | None]] = {}
         self._pairs: dict[tuple[str, str], bool] = {}
+        self._decided: list[pl.DataFrame] = []  # pairs decided in polars: ``_lo, _hi, _agrees``
 
     def seed(self, answer: str, reading: tuple[bool, tuple[float, float, float] | None]) -> None:
         """Record a reading found otherwise (:func:`_fast_readings`)."""
         self._read[answer] = reading
 
-    def seed_pair(self, a: str, b: str, agrees: bool) -> None:
-        """Record a pair decided otherwise (by :func:`_may_agree` in polars)."""
-        self._pairs[(a, b) if a < b else (b, a)] = agrees
+    def seed_pairs(self, pairs: pl.DataFrame, agrees: bool) -> None:
+        """Record pairs (``answer``, ``answer_b``) decided in polars, all with the verdict
+        ``agrees``: apart by :func:`_may_agree`, or two plain numbers of one value."""
+        a, b = pl.col("answer"), pl.col("answer_b")
+        self._decided.append(
+            pairs.select(
+                pl.when(a < b).then(a).otherwise(b).alias("_lo"),
+                pl.when(a < b).then(b).otherwise(a).alias("_hi"),
+                pl.lit(agrees).alias("_agrees"),
+            )
+        )
 
     def reading(self, answer: str) -> tuple[bool, tuple[float, float, float] | None]:
         found = self._read.get(answer)
@@ -86,6 +97,7 @@ class _Agreement:
             },
             schema={"_lo": pl.String(), "_hi": pl.String(), "_agrees": pl.Boolean()},
         )
+        known = pl.concat([known, *self._decided]).unique(["_lo", "_hi"], keep="first")
         distinct = distinct.join(known, on=["_lo", "_hi"], how="left")
         missing = distinct.filter(pl.col("_agrees").is_null())
         if not missing.is_empty():
@@ -246,28 +258,21 @@ def _groups(grouped: pl.DataFrame, agree: _Agreement, min_systems: int) -> pl.Da
 
 
 def _fast_readings(strings: pl.Series) -> pl.DataFrame:
-    """``answer, value, fraction`` of the distinct answers :data:`~workbench.grading.patterns.FAST_NUMBER`
-    reads (surrounding whitespace stripped, at most 64 characters, finite): each agrees with
-    itself and reads as its value (``%`` not applied; no scale word), as :func:`_readings` finds."""
-    found = (
-        strings.to_frame("answer")
-        .filter(pl.col("answer").str.len_chars() <= 64)
-        .with_columns(pl.col("answer").str.strip_chars(" \t\n\r").str.extract_groups(patterns.FAST_NUMBER).alias("_g"))
-        .with_columns(
-            pl.col("_g")
-            .struct.field("num")
-            .str.replace_all(",", "", literal=True)
-            .cast(pl.Float64, strict=False)
-            .alias("_n"),
-        )
-        .with_columns(
-            pl.when(pl.col("_g").struct.field("neg").is_not_null()).then(-pl.col("_n")).otherwise("_n").alias("value")
-        )
-        .filter(pl.col("value").is_finite())
+    """``answer, value, fraction, pct`` of the distinct answers that are plain numbers
+    (:func:`workbench.io.numbers.read_numbers` of the answer without the whitespace around it; at
+    most 64 characters): each agrees with itself and reads as its value (``%`` not applied; no
+    scale word), as :func:`_readings` finds; ``pct`` says it has a ``%`` sign."""
+    text = pl.col("answer").str.strip_chars(" \t\n\r")
+    candidates = (
+        strings.to_frame("answer").filter(pl.col("answer").str.len_chars() <= 64).with_columns(text.alias("_text"))
     )
-    percent = pl.col("_g").struct.field("pct").is_not_null()
+    found = read_numbers(candidates.lazy(), "_text", "_n_").filter(pl.col("_n_ok")).collect(engine="in-memory")
+    value, percent = pl.col("_n_value"), pl.col("_n_pct")
     return found.select(
-        "answer", "value", pl.when(percent).then(pl.col("value") / 100.0).otherwise("value").alias("fraction")
+        "answer",
+        value.alias("value"),
+        pl.when(percent).then(hundredth(value)).otherwise(value).alias("fraction"),
+        percent.alias("pct"),
     )
 
 
@@ -302,17 +307,18 @@ def _some_agree(grouped: pl.DataFrame, agree: _Agreement) -> pl.Series:
     counts = answers.group_by("_row", "answer").agg(pl.len().alias("_n"))
     strings = counts.get_column("answer").unique()
     fast = _fast_readings(strings)
-    for answer, value, fraction in fast.iter_rows():
+    for answer, value, fraction in fast.select("answer", "value", "fraction").iter_rows():
         agree.seed(answer, (True, (fraction, value, value)))
     others = strings.filter(~strings.is_in(fast.get_column("answer").implode()))
     read = [(a, *agree.reading(a)) for a in others.to_list()]
     readings = pl.concat(
         [
-            fast.select("answer", pl.lit(True).alias("_self"), "fraction", "value", pl.col("value").alias("_mant")),
+            fast.select("answer", pl.lit(True).alias("_self"), "fraction", "value", pl.col("value").alias("_mant"),
+                        pl.col("pct").alias("_pct")),
             pl.DataFrame(
-                [(a, ok, *(r if r is not None else (None, None, None))) for a, ok, r in read],
+                [(a, ok, *(r if r is not None else (None, None, None)), None) for a, ok, r in read],
                 schema={"answer": pl.String(), "_self": pl.Boolean(), "fraction": pl.Float64(),
-                        "value": pl.Float64(), "_mant": pl.Float64()},
+                        "value": pl.Float64(), "_mant": pl.Float64(), "_pct": pl.Boolean()},
                 orient="row",
             ),
         ]
@@ -321,13 +327,16 @@ def _some_agree(grouped: pl.DataFrame, agree: _Agreement) -> pl.Series:
     left = counts.select("_row", "answer").join(readings, on="answer")
     pairs = left.join(left, on="_row", suffix="_b").filter(pl.col("answer") < pl.col("answer_b"))
     may = _may_agree()
-    candidates = pairs.filter(may).select("_row", "answer", "answer_b")
+    # two plain numbers of one value, both with a % sign or neither, agree (the cascade's exact rule)
+    same = ((pl.col("_pct") == pl.col("_pct_b")) & (pl.col("value") == pl.col("value_b"))).fill_null(False)
+    equal = pairs.filter(same).select("_row", "answer", "answer_b")
+    candidates = pairs.filter(may, same.not_()).select("_row", "answer", "answer_b")
     decided = candidates.select("answer", "answer_b").unique()
     agreeing = decided.filter(pl.Series([agree(a, b) for a, b in decided.iter_rows()], dtype=pl.Boolean()))
     paired = candidates.join(agreeing, on=["answer", "answer_b"]).get_column("_row")
-    rows = pl.concat([twice, paired]).unique()
-    # the turns read row by row compare their other pairs too: those the filter dropped disagree
+    rows = pl.concat([twice, paired, equal.get_column("_row")]).unique()
+    # the turns read row by row compare their other pairs too: those decided here are kept
+    agree.seed_pairs(equal.select("answer", "answer_b").unique(), True)
     apart = pairs.filter(may.not_(), pl.col("_row").is_in(rows.implode())).select("answer", "answer_b").unique()
-    for a, b in apart.iter_rows():
-        agree.seed_pair(a, b, False)
+    agree.seed_pairs(apart, False)
     return pl.int_range(grouped.height, dtype=pl.UInt32, eager=True).is_in(rows.implode())

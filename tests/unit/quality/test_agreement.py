@@ -201,8 +201,65 @@ def test_numbers_read_in_polars_are_read_as_answers_match_reads_them(number: str
 
 
 def test_numbers_read_in_polars() -> None:
-    fast = _fast_readings(pl.Series(["121\n\n", "-$1,234.5", "12.5%", "1.2 million", "x", "1" * 400, "1e5"]))
-    assert fast.rows() == [("121\n\n", 121.0, 121.0), ("-$1,234.5", -1234.5, -1234.5), ("12.5%", 12.5, 0.125)]
+    """Read by the one fast number reader (``workbench.io.numbers``); a value a float may not hold
+    exactly (1e9 or more, over 20 digits) and ``-0`` are left to ``answers_match``."""
+    answers = ["121\n\n", "-$1,234.5", "12.5%", "1.2 million", "x", "1" * 400, "1e5", "1,000,000,000", "-0"]
+    assert _fast_readings(pl.Series(answers)).rows() == [
+        ("121\n\n", 121.0, 121.0, False),
+        ("-$1,234.5", -1234.5, -1234.5, False),
+        ("12.5%", 12.5, 0.125, True),
+    ]
+
+
+def _respelled(number: str, how: int) -> str:
+    """``number`` (a :data:`~workbench.grading.patterns.FAST_NUMBER`) written another way, same value."""
+    sign, rest = ("-", number[1:]) if number.startswith("-") else ("", number)
+    cur, rest = ("$", rest[1:]) if rest.startswith("$") else ("", rest)
+    pct, digits = ("%", rest[:-1]) if rest.endswith("%") else ("", rest)
+    whole, _, decimals = digits.replace(",", "").partition(".")
+    if how == 0:  # trailing zeros
+        return f"{sign}{cur}{whole}.{decimals or ''}00{pct}"
+    if how == 1:  # thousands separators
+        return f"{sign}{cur}{int(whole):,}{'.' + decimals if decimals else ''}{pct}"
+    if how == 2:  # a currency sign, or none
+        return f"{sign}{'' if cur else '$'}{digits}{pct}"
+    return f"  {number}\n"  # whitespace around it
+
+
+@settings(max_examples=300)
+@given(number=st.from_regex(patterns.FAST_NUMBER, fullmatch=True), how=st.integers(0, 3))
+def test_two_plain_numbers_of_one_value_agree_as_answers_match_finds(number: str, how: int) -> None:
+    """What ``_some_agree`` decides in polars: two plain numbers the reader reads with one value and
+    the same ``%`` (or none) agree under ``answers_match`` both ways."""
+    other = _respelled(number, how)
+    fast = _fast_readings(pl.Series([number, other]))
+    if fast.height < 2 or fast["value"][0] != fast["value"][1]:
+        return  # beyond the reader (1e9 or more, over 20 digits, -0): left to answers_match
+    assert fast["pct"][0] == fast["pct"][1]
+    assert _answers_agree(number, other), (number, other)
+
+
+def test_plain_numbers_of_one_value_are_decided_without_answers_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers spelled differently with one value (``1,200``, ``1200.00``, ``$1,200``) agree in
+    polars: no ``answers_match`` call for them, and the flags are the rule as written."""
+    spellings = [["1,200", "1200.00", "$1,200"], ["12.5%", "12.50%", "0.125"], ["7.0", "7", "7 million"]]
+    rows = [
+        {"system": f"s{i}", "record_id": f"r{r}", "turn": 0, "correct": False, "status": "ok", "reason": "wrong_value",
+         "answer": answer, "gold_answer": "9", "gold_executed": "9"}
+        for r, answers in enumerate(spellings)
+        for i, answer in enumerate(answers)
+    ]  # fmt: skip
+    turns = pl.DataFrame(rows, schema_overrides={"turn": pl.Int32})
+    calls: list[tuple[str, str]] = []
+    with monkeypatch.context() as patched:
+        patched.setattr(agreement, "_answers_agree", lambda a, b: calls.append((a, b)) or _answers_agree(a, b))
+        flags = agreement_checks(turns)
+    equal = {("1,200", "1200.00"), ("1,200", "$1,200"), ("1200.00", "$1,200"), ("12.5%", "12.50%"), ("7.0", "7")}
+    assert not equal & {tuple(sorted(pair, key=[a for r in spellings for a in r].index)) for pair in calls}
+    assert calls  # the pairs of another value ("0.125" and "12.5%", "7 million") are compared by answers_match
+    assert flags["record_id"].to_list() == ["r0", "r1", "r2"]
+    assert flags["evidence"][0].startswith("3 of 3 systems agree on 1,200")
+    assert_frame_equal(flags, _rule_as_written(turns, monkeypatch))
 
 
 # --------------------------------------------------------------------------- generated turns
