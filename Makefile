@@ -11,9 +11,14 @@ STAMP  := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The Voila page template (workbench/report/voila_template, no link to another host) where Voila finds
+# templates: an install in place skips setup.py's data files, so it is linked there.
+VOILA_TEMPLATE := $(VENV)/share/jupyter/voila/templates/workbench
+
+$(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@mkdir -p $(dir $(VOILA_TEMPLATE)) && ln -sfn $(CURDIR)/workbench/report/voila_template $(VOILA_TEMPLATE)
 	@touch $(STAMP)
 
 report: $(STAMP)

@@ -103,6 +103,10 @@ class AnnotationSession:
     until the lease is released (save, skip, close) or expires. Back goes to the previous item not
     leased by someone else, done or not.
 
+    The first lease is taken when the session is first asked where it is (:meth:`current`,
+    :meth:`item`, :attr:`position`, a move) or told to :meth:`start`, not when it is built: a
+    template run before anyone looks (a kernel Voila starts ahead of its page) holds no item.
+
     Parameters
     ----------
     store
@@ -174,9 +178,9 @@ class AnnotationSession:
         #: This session's leases carry it (two analysts with one name, in two processes, still differ).
         self.owner = owner or _process_owner(self.annotator or "", store)
         self._position = len(self._queue)
+        self._started = False
         self._leased: QueueItem | None = None
         self._undo: list[tuple[int, int]] = []  # (event_id, position) of this session's submissions
-        self._land(0)
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -304,8 +308,22 @@ class AnnotationSession:
 
     @property
     def position(self) -> int:
-        """The cursor, 0-based; equal to :attr:`total` when the queue is exhausted."""
+        """The cursor, 0-based; equal to :attr:`total` when the queue is exhausted (the session starts, see :meth:`start`)."""
+        self.start()
         return self._position
+
+    @property
+    def started(self) -> bool:
+        """Whether the cursor is placed (and its item leased): see :meth:`start`."""
+        return self._started
+
+    def start(self) -> None:
+        """Place the cursor on the first open item no other session leases, and lease it; once
+        (later calls do nothing). Every method that reads or moves the cursor calls it: a session
+        built and never looked at takes no lease."""
+        if not self._started:
+            self._started = True
+            self._land(0)
 
     def _active(self) -> dict[tuple[str, int, str | None], dict[str, Any]]:
         """The annotations in force by queue key (a model error recorded with its system also
@@ -394,6 +412,7 @@ class AnnotationSession:
 
     def current(self) -> QueueItem | None:
         """The key under the cursor; None when the queue is exhausted."""
+        self.start()
         return self._queue[self._position] if self._position < len(self._queue) else None
 
     @property
@@ -449,11 +468,13 @@ class AnnotationSession:
     def skip(self) -> None:
         """Leave the current item unannotated (its lease given back) and move to the next item
         without an annotation in force that no one else has leased (no effect at the end)."""
+        self.start()
         if self._position < len(self._queue):
             self._land(self._position + 1)
 
     def previous(self) -> None:
         """Move back to the previous item no one else has leased, done or not (no effect at the start)."""
+        self.start()
         if self._position > 0:
             self._land(self._position - 1, step=-1, open_only=False)
 
@@ -478,6 +499,7 @@ class AnnotationSession:
                 f"item {position + 1} is on {held or 'another analyst'}'s screen (leased for up to "
                 f"{leases.LEASE_SECONDS / 60:.0f} minutes). Fix: take another item, or wait until it is saved or skipped"
             )
+        self._started = True  # placed here, not first on the first open item
         self._position = position
 
     # ----------------------------------------------------------------- writing
@@ -624,4 +646,5 @@ class AnnotationSession:
         )
 
     def __repr__(self) -> str:
-        return f"AnnotationSession({self.annotator!r}, {self.total} items, position {self._position}, {self.store!r})"
+        where = f"position {self._position}" if self._started else "not started"
+        return f"AnnotationSession({self.annotator!r}, {self.total} items, {where}, {self.store!r})"

@@ -13,7 +13,11 @@ a cell, or whose cell holds anything else, is refused in one line before a kerne
 (:func:`template_parameters`): papermill would only warn, and the runner could not read its defaults.
 
 The triage template is an app: :func:`voila_command` serves it (or a copy) with Voila on 127.0.0.1,
-with the settings of ``voila.json`` beside this module (the repository's ``voila.json`` links to it).
+with the settings of ``voila.json`` beside this module (the repository's ``voila.json`` links to it):
+the page's Content-Security-Policy, the workbench's page template (``voila_template/``: Voila's
+``lab`` page less its links to a CDN, so the page asks no other host for anything), and one kernel
+started ahead of the page (``preheat_kernel``), which runs the template before anyone asks; the
+triage takes its first item (and lease) only when a page shows it.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ __all__ = [
     "template_parameters",
     "copy_templates",
     "voila_command",
+    "check_voila_template",
 ]
 
 DEFAULT_TEMPLATE = "01-overview"
@@ -59,8 +64,12 @@ TRIAGE_TEMPLATE = "03-triage"
 BATCH_FILE = "bundled.yaml"
 #: The types a parameter may declare: those ``-p NAME=VALUE`` reads (papermill's scalars).
 PARAMETER_TYPES = ("str", "int", "float", "bool")
-#: The Voila settings (127.0.0.1, the page's Content-Security-Policy), beside this module.
+#: The Voila settings (127.0.0.1, the page's Content-Security-Policy, the page template, a kernel
+#: started ahead of the page), beside this module.
 VOILA_SETTINGS = Path(__file__).resolve().parent / "voila.json"
+#: The Voila page template the settings name: the folder ``voila_template/`` beside this module,
+#: installed as ``share/jupyter/voila/templates/workbench`` (a wheel's data files; ``make setup``).
+VOILA_TEMPLATE = "workbench"
 
 
 @dataclass(frozen=True)
@@ -328,15 +337,16 @@ def voila_command(
 ) -> tuple[list[str], dict[str, str]]:
     """The command that serves the triage app with Voila, and the variables it adds to the
     environment: the shipped triage template (or the ``notebook`` given, such as an edited copy)
-    on 127.0.0.1, with the Content-Security-Policy of :data:`VOILA_SETTINGS` (no other host), from
-    any folder. The current folder is the project (:data:`~workbench.config.PROJECT_VARIABLE`):
+    on 127.0.0.1, with the settings of :data:`VOILA_SETTINGS` (the Content-Security-Policy, the
+    page template :data:`VOILA_TEMPLATE`, which names no other host, and a kernel started ahead of
+    the page), from any folder. The current folder is the project (:data:`~workbench.config.PROJECT_VARIABLE`):
     the annotation store is its ``reports/annotations.sqlite`` unless the template names another,
     although Voila runs the kernel in the notebook's folder.
 
     Raises
     ------
     UsageError
-        When the notebook is not found.
+        When the notebook is not found, or the page template is not installed.
     InputError
         When its parameters cell is not one the runner reads.
 
@@ -350,7 +360,28 @@ def voila_command(
     """
     path = template_path(str(notebook).strip() or TRIAGE_TEMPLATE)
     check_parameters_cell(path)
+    check_voila_template()
     argv = [sys.executable, "-m", "voila", str(path.absolute()), f"--Voila.config_file_paths={VOILA_SETTINGS.parent}"]
     argv += [f"--port={port}"] if port is not None else []
     argv += [] if browser else ["--no-browser"]
     return argv, {PROJECT_VARIABLE: str(Path.cwd())}
+
+
+def check_voila_template() -> None:
+    """Refuse, in one line, to serve the triage when Voila would not find the page template
+    :data:`VOILA_TEMPLATE` among its templates (Voila would stop with a traceback).
+
+    Raises
+    ------
+    UsageError
+        Saying how to install it.
+    """
+    from jupyter_core.paths import jupyter_path
+
+    if not any(
+        (Path(folder) / "index.html.j2").is_file() for folder in jupyter_path("voila", "templates", VOILA_TEMPLATE)
+    ):
+        raise UsageError(
+            f"Voila's page template '{VOILA_TEMPLATE}' is not installed in this environment. Fix: run 'make setup' "
+            "in the checkout, or install the workbench wheel (pip install workbench-*.whl)"
+        )

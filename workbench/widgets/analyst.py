@@ -6,6 +6,10 @@ shared default name, see :mod:`workbench.annotations.names`), it asks for one; t
 kept in the browser's ``localStorage`` and offered again by the next page in that browser, in
 Voila and in JupyterLab alike. The triage and the turn panel refuse to save until a name is set.
 
+The box also says when a page shows it (after offering the name the browser remembers): until
+then no browser is there, as in a kernel Voila starts ahead of its page, and the triage takes no
+item (:meth:`AnalystName.on_page`).
+
 Examples
 --------
 >>> box = AnalystName("", environ={})
@@ -19,6 +23,13 @@ Examples
 >>> box.proposed = " Ana "
 >>> box.name, seen
 ('Ana', ['Ana'])
+>>> shown = []
+>>> box.on_page(lambda: shown.append(box.name))
+>>> box.connected, shown
+(False, [])
+>>> box._message(box, {"kind": "page"}, [])  # what analyst.js sends when a page shows the box
+>>> box.connected, shown
+(True, ['Ana'])
 """
 
 from __future__ import annotations
@@ -54,6 +65,8 @@ class AnalystName(anywidget.AnyWidget):  # type: ignore[misc]
         True under JupyterHub: the name is the hub user's and is not asked.
     message
         One line: who is annotating, or what is missing.
+    connected
+        True once a page has shown the box (a browser is there).
     """
 
     _esm = _STATIC / "analyst.js"
@@ -69,12 +82,31 @@ class AnalystName(anywidget.AnyWidget):  # type: ignore[misc]
         name = resolve_name(given, environ=env) or ""
         super().__init__(name=name, fixed=bool((env.get(HUB_VARIABLE) or "").strip()), **kwargs)
         self._callbacks: list[Callable[[str], None]] = []
+        self._page_callbacks: list[Callable[[], None]] = []
+        self.connected = False
         self.message = self._says(name)
         self.observe(self._proposed, names="proposed")
+        self.on_msg(self._message)
 
     def on_name(self, callback: Callable[[str], None]) -> None:
         """Call ``callback(name)`` whenever a new name is taken."""
         self._callbacks.append(callback)
+
+    def on_page(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` once, when a page first shows the box (at once if one has)."""
+        if self.connected:
+            callback()
+        else:
+            self._page_callbacks.append(callback)
+
+    def _message(self, _widget: Any, content: Mapping[str, Any], _buffers: Any) -> None:
+        """A message from ``analyst.js``: ``{"kind": "page"}`` when a page shows the box."""
+        if not isinstance(content, Mapping) or content.get("kind") != "page" or self.connected:
+            return
+        self.connected = True
+        waiting, self._page_callbacks = self._page_callbacks, []
+        for callback in waiting:
+            callback()
 
     def _says(self, name: str) -> str:
         if not name:

@@ -18,6 +18,10 @@ taken as a shortcut): ``1``-``7`` a category, ``Enter`` save, ``s`` or ``→`` s
 Every handler is wrapped: an exception goes to the view's ``errors`` Output widget, the status
 label and the log; it is never raised into the event loop, never lost.
 
+With ``wait_for_page`` (the triage template) the view takes its first item only when a page shows
+it: Voila runs the template in a kernel started ahead of any page (``preheat_kernel``), and such a
+kernel must hold no lease until an analyst's browser connects and says who is there.
+
 Every string from the data (document, questions, answers, programs, evidence) reaches an HTML
 widget through the package's one autoescaping renderer (:mod:`workbench.views.html`, the
 macros of ``templates/triage.html.j2``), so it shows as text.
@@ -288,6 +292,10 @@ class TriageView:
     ----------
     session
         The :class:`~workbench.annotations.session.AnnotationSession` (queue, cursor, undo).
+    wait_for_page
+        Take the first item (and its lease) only when a page shows the view (the name box reports
+        it, after the name the browser remembers): a kernel Voila starts ahead of its page holds
+        nothing until an analyst is there. False: show the first item now (a script, a test).
 
     Attributes
     ----------
@@ -325,7 +333,7 @@ class TriageView:
     >>> store.close()
     """
 
-    def __init__(self, session: AnnotationSession) -> None:
+    def __init__(self, session: AnnotationSession, *, wait_for_page: bool = False) -> None:
         from ipyevents import Event
 
         self.session = session
@@ -417,7 +425,11 @@ class TriageView:
             layout=widgets.Layout(width="100%"),
         )
         self.widget.add_class("wb-triage-view")
-        self._render_guarded()
+        if wait_for_page and not session.started:
+            self._render_waiting()
+            self.analyst.on_page(self._render_guarded)
+        else:
+            self._render_guarded()
 
     # ----------------------------------------------------------------------- display
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
@@ -570,6 +582,15 @@ class TriageView:
     def _render_guarded(self) -> None:
         self._render()
 
+    def _render_waiting(self) -> None:
+        """Before a page shows the view: no item taken (the session is not started), nothing to act on."""
+        for button in (*self.category_buttons.values(), self.save_button, self.skip_button):
+            button.disabled = True
+        self.item_pane.value = str(
+            macro(_TEMPLATE, "message", _css(), "Connecting: the first item is taken when this page shows.")
+        )
+        self.progress.value = f"{self.session.total} items in the queue · waiting for the page"
+
     def _render(self) -> None:
         """Show ``session.item()``: the panes, the form (pre-filled from an active annotation)."""
         self._clear_form()
@@ -617,8 +638,9 @@ class TriageView:
             self.progress.value += " · to adjudicate: " + ", ".join(f"{a} said {category_label(c)}" for a, c in said)
 
 
-def triage(session: AnnotationSession) -> TriageView:
-    """Build a :class:`TriageView` over ``session`` (display it as the last line of a cell).
+def triage(session: AnnotationSession, *, wait_for_page: bool = False) -> TriageView:
+    """Build a :class:`TriageView` over ``session`` (display it as the last line of a cell);
+    with ``wait_for_page`` it takes its first item when a page shows it (the triage template).
 
     Examples
     --------
@@ -632,5 +654,14 @@ def triage(session: AnnotationSession) -> TriageView:
     >>> with open_store(Path(tempfile.mkdtemp()) / "a.sqlite") as store:
     ...     triage(AnnotationSession(store, run, [], annotator="ana")).progress.value
     'nothing to triage: the queue is empty'
+    >>> import time
+    >>> from workbench.annotations import leases
+    >>> def held(store): return len(leases.held_by_others(store, owner="nobody", now=time.time()))
+    >>> with open_store(Path(tempfile.mkdtemp()) / "a.sqlite") as store:
+    ...     waiting = triage(session_for(store, run, annotator="ana", queue="checks"), wait_for_page=True)
+    ...     before = waiting.progress.value, held(store)
+    ...     waiting.analyst._message(waiting.analyst, {"kind": "page"}, [])  # a page shows the view
+    ...     before, (waiting.progress.value, held(store))
+    (('2 items in the queue · waiting for the page', 0), ('0 of 2 done · item 1 of 2', 1))
     """
-    return TriageView(session)
+    return TriageView(session, wait_for_page=wait_for_page)

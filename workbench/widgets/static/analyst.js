@@ -1,5 +1,6 @@
 // Who annotates: a name box that remembers the analyst's name in this browser (localStorage).
 // The kernel side is workbench.widgets.analyst.AnalystName; every text is set with textContent.
+// Once shown, it tells the kernel a page is there (the triage takes its first item then).
 const KEY = "workbench.analyst";
 
 function remembered() {
@@ -69,6 +70,8 @@ function render({ model, el }) {
     model.save_changes();
   }
   show();
+  // a page shows the box: the kernel may now take an item (after the name above, in that order)
+  model.send({ kind: "page" });
 }
 
 export default { render };
