@@ -450,16 +450,16 @@ def annotator_agreement(annotations: str) -> tables.HtmlBlock | None:
     if summary.awaiting:
         notes.append(
             f"{words.counted(summary.awaiting, 'turn')} {'awaits' if summary.awaiting == 1 else 'await'} adjudication: "
-            "its first two analysts decided differently and no third analyst has ruled yet (the triage's "
-            'queue = "adjudicate" opens them).'
+            "the first two analysts decided differently and no third analyst has ruled yet (the triage's "
+            'queue = "adjudicate").'
         )
     lines = "".join(str(macro("tables.html.j2", "note", note)) for note in notes)
     if summary.status != "measured":
         return tables.HtmlBlock(lines)
     table = tables.html_table(
-        summary.table.drop("analysts"),
-        caption=f"Agreement between analysts: {summary.reason}; per category (that category or not) and over all "
-        "categories, with a 95% bootstrap interval from low to high",
+        summary.table.drop("statistic", "analysts"),  # the same in every row: said in the caption
+        caption=f"Agreement between analysts: {summary.reason}, per category (that category or not) and over all, "
+        "with a 95% bootstrap interval (low to high)",
         css_class="wb-table wb-agreement",
         formats_by_column=dict.fromkeys(("value", "low", "high"), _THREE_PLACES),
         keys=1,

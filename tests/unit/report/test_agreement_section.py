@@ -52,11 +52,12 @@ def test_the_section_shows_the_cli_figures_and_labels_and_the_adjudication_queue
     assert block is not None
     printed = agreement_at(store)  # what `workbench annotations agreement` prints, as CSV
     expected = [
-        [row["category"], row["statistic"], str(row["n"]), *(f"{row[k]:.3f}" for k in ("value", "low", "high"))]
+        [row["category"], str(row["n"]), *(f"{row[k]:.3f}" for k in ("value", "low", "high"))]
         for row in printed.iter_rows(named=True)
     ]
-    assert _cells(block.markup) == expected
-    assert expected[0][:3] == ["all", KAPPA, "8"]  # overall first, n is the turns both decided
+    assert _cells(block.markup) == expected  # statistic and analysts: the same in every row, in the caption
+    assert set(printed["statistic"]) == {KAPPA} and set(printed["analysts"]) == {"ana, bo"}
+    assert expected[0][:2] == ["all", "8"]  # overall first, n is the turns both decided
     assert {row[0] for row in expected} == {"all", "mislabel", "other", "missing_value", "unit_inconsistency"}
     text = unescape(block.markup)
     assert "Cohen's kappa of 2 analysts (ana, bo) on the 8 turns both decided" in text
@@ -106,5 +107,5 @@ def test_an_undefined_statistic_is_a_dash_said_in_words(tmp_path: Path) -> None:
             store.annotate(annotator="bo", record_id=f"r{i}", turn=0, category="other")
     block = annotator_agreement(str(path))
     assert block is not None
-    assert _cells(block.markup)[0] == ["all", KAPPA, "3", "—", "—", "—"]
+    assert _cells(block.markup)[0] == ["all", "3", "—", "—", "—"]
     assert "the statistic is undefined" in block.markup
