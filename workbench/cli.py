@@ -388,6 +388,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     from workbench.pipeline.grade import unmatched_message
+    from workbench.pipeline.ledger import append_graded
     from workbench.pipeline.run import grade_run
     from workbench.quality.checks import flag_counts
 
@@ -427,7 +428,9 @@ def _grade(args: argparse.Namespace) -> int:
             f"{category} {n}" for category, n in flag_counts(run.checks).select("category", "n_turns").iter_rows()
         )
         _say(f"data-quality flags (turns): {shown}; evidence in {paths['checks']}")
-    _say(f"wrote {paths['turns']}, {paths['conversations']}, {paths['checks']}, {paths['summary']}")
+    inputs = {"dataset": dataset, "predictions": predictions, "systems": args.system, "column_map": args.maps}
+    ledger = append_graded(args.out, args.out, source="grade", parameters={**inputs, "benchmark": args.benchmark})
+    _say(f"wrote {paths['turns']}, {paths['conversations']}, {paths['checks']}, {paths['summary']}; ledger {ledger}")
     return 0
 
 

@@ -1,6 +1,6 @@
 """The regression gate: ``workbench check FOLDER --points POINTS``.
 
-It reads the run ledger of a reports folder (:mod:`workbench.report.ledger`) and compares each
+It reads the run ledger of a reports folder (:mod:`workbench.pipeline.ledger`) and compares each
 system of the newest run with that system's previous run in the ledger (same benchmark; the same
 name, else the same name without its run-folder timestamp, as the reports' changes match them),
 on the items both runs answered:
@@ -37,7 +37,7 @@ from workbench.analysis.comparison import holm
 from workbench.analysis.slices import OVERALL, slice_title
 from workbench.analysis.stats import MIN_GROUP_N, mcnemar_exact, paired_comparison
 from workbench.errors import UsageError
-from workbench.report.ledger import LEDGER_NAME, LedgerRow, read_ledger
+from workbench.pipeline.ledger import LEDGER_NAME, LedgerRow, read_ledger
 
 __all__ = [
     "ALPHA",
@@ -191,7 +191,7 @@ def check_ledger(folder: str | Path, points: float, *, systems: Sequence[str] = 
     UsageError
         When ``points`` is negative.
     InputError
-        When there is no ledger (:func:`workbench.report.ledger.read_ledger`).
+        When there is no ledger (:func:`workbench.pipeline.ledger.read_ledger`).
     """
     if not points >= 0:
         raise UsageError(f"--points must be a number of percentage points >= 0, got {points!r}. Fix: e.g. --points 2")

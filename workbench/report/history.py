@@ -1,4 +1,4 @@
-"""History: the runs of a ledger (:mod:`workbench.report.ledger`) over time, as tables.
+"""History: the runs of a ledger (:mod:`workbench.pipeline.ledger`) over time, as tables.
 
 * :func:`over_runs`: accuracy of every system and slice group in every run, with a 95%
   bootstrap interval clustered by conversation (:func:`workbench.analysis.stats.slice_intervals`);
@@ -20,8 +20,8 @@ import polars as pl
 
 from workbench.analysis.comparison import holm
 from workbench.analysis.stats import slice_intervals
+from workbench.pipeline.ledger import LedgerRow
 from workbench.report.gate import ALPHA, compare_rows, fold, paired_items, previous_row
-from workbench.report.ledger import LedgerRow
 
 __all__ = ["lineage", "over_runs", "run_changes"]
 

@@ -131,12 +131,14 @@ def test_full_disk_in_grade_writes_the_set_or_nothing(
     stage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """For every k, a full disk at the k-th file leaves the previous set byte for byte, and a
-    new folder without any file (no partial set); one line each time."""
+    new folder without any file (no partial set); one line each time. The run ledger
+    (ledger.sqlite, appended once the set is written) is left as it was too: a run whose set
+    failed adds no row. A full disk in the ledger's own append: tests/unit/report/test_ledger.py."""
     out = tmp_path / "graded"
     code, _, err = _run(capsys, "grade", str(GOLD), str(PREDS), "--system", "first", "--out", str(out))
     assert code == 0, err
     before = _tree(out)
-    assert len(before) == N_FILES
+    assert len(before) == N_FILES + 1 and "ledger.sqlite" in before
     names = ["turns", "conversations", "unmatched", "policy_grades", "checks"]
     files = [*(f"{n}.parquet" for n in names), "summary.json"]
     for k in range(1, N_FILES + 1):
@@ -156,7 +158,9 @@ def test_full_disk_in_grade_writes_the_set_or_nothing(
             else:
                 assert _tree(folder) == previous, (stage, k)
     code, _, err = _run(capsys, "grade", str(GOLD), str(PREDS), "--system", "second", "--out", str(out))
-    assert code == 0 and _tree(out) != before and len(_tree(out)) == N_FILES
+    after = _tree(out)
+    assert code == 0 and after != before and len(after) == N_FILES + 1
+    assert after["ledger.sqlite"] != before["ledger.sqlite"]  # the successful run added its row
     print(f"{stage}: {N_FILES} failure points x 2 folders, each one line; previous set kept {before['summary.json']}")
 
 

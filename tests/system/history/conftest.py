@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from workbench.cli import main
-from workbench.report.ledger import LedgerRow, append, rows_from_graded
+from workbench.pipeline.ledger import LedgerRow, append, rows_from_graded
 
 REPO = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((REPO / "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6").glob("*/predictions.jsonl"))

@@ -12,8 +12,8 @@ import pytest
 
 from tests.system.history.conftest import nightly
 from workbench.cli import main
+from workbench.pipeline.ledger import LedgerRow, append
 from workbench.report.gate import REGRESSION_EXIT, check_ledger
-from workbench.report.ledger import LedgerRow, append
 
 POINTS = "3"
 

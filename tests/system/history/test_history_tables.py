@@ -9,8 +9,8 @@ from pathlib import Path
 import polars as pl
 
 from tests.system.history.conftest import build_ledger
+from workbench.pipeline.ledger import LedgerRow, read_ledger
 from workbench.report.history import over_runs, run_changes
-from workbench.report.ledger import LedgerRow, read_ledger
 
 
 def test_twelve_runs_a_point_each_and_one_mark_on_divide(bundled_rows: list[LedgerRow], tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.pipeline.graded import file_sha256
-from workbench.report.ledger import ledger_path, read_ledger
+from workbench.pipeline.ledger import ledger_path, read_ledger
 
 REPO = Path(__file__).resolve().parents[3]
 GOLD = REPO / "tests/fixtures/convfinqa/dev_small.json"

@@ -1,9 +1,8 @@
-"""The run ledger (issue 34, point 1): what a row holds (from a graded folder as `grade --out`
-writes it), and safe appends (two runs at once keep both rows; a SIGKILL mid-append leaves the
-earlier rows readable). `workbench report` appending: tests/system/history/test_report_ledger.py.
-
-`workbench grade --out` does not append yet: tests/system/cli/test_cli_one_line.py
-(test_full_disk_in_grade_writes_the_set_or_nothing) holds that its folder has exactly six files."""
+"""The run ledger (issue 34, point 1): what a row holds (`workbench grade --out` appends one per
+system, with the column map and parameters it used), and safe appends (two runs at once keep both
+rows; a SIGKILL mid-append leaves the earlier rows readable; a full disk during the append is one
+line and leaves the earlier rows). `workbench report` appending:
+tests/system/history/test_report_ledger.py."""
 
 from __future__ import annotations
 
@@ -15,13 +14,14 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
 from workbench.cli import main
 from workbench.pipeline.graded import file_sha256
-from workbench.report.ledger import append, append_graded, ledger_path, read_ledger, rows_from_graded
+from workbench.pipeline.ledger import append, append_graded, ledger_path, read_ledger, rows_from_graded
 
 REPO = Path(__file__).resolve().parents[3]
 GOLD = REPO / "tests/fixtures/convfinqa/dev_small.json"
@@ -35,9 +35,7 @@ PREDICTIONS = [
 def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("graded")
     files = [str(GOLD), *map(str, PREDICTIONS)]
-    assert main(["grade", *files, "--out", str(out)]) == 0
-    # what 'workbench grade --out' is to append once its folder may hold the ledger (see the module's note)
-    append_graded(out, out, source="grade", column_map=[], parameters={"files": files})
+    assert main(["grade", *files, "--out", str(out)]) == 0  # appends its rows to out/ledger.sqlite
     return out
 
 
@@ -53,7 +51,8 @@ def test_a_graded_folder_gives_a_row_per_system_with_hashes_slices_and_inputs(gr
         assert row.predictions_sha256 == file_sha256(path)
         assert row.headline["turn_execution_accuracy"] == summary["systems"][row.system]["turn_execution_accuracy"]
         assert "policies" not in row.headline
-        assert row.column_map == [] and row.parameters["files"] == [str(GOLD), *map(str, PREDICTIONS)]
+        assert row.column_map == [] and row.parameters["dataset"] == str(GOLD)
+        assert row.parameters["predictions"] == [*map(str, PREDICTIONS)] and row.template == ""
         # every slice group's n and accuracy, as counted from the graded turns themselves
         mine = turns.filter(pl.col("system") == row.system)
         by_operation = {g["group"]: g for g in row.slices if g["slice"] == "operation"}
@@ -63,6 +62,83 @@ def test_a_graded_folder_gives_a_row_per_system_with_hashes_slices_and_inputs(gr
         overall = row.verdicts.filter(pl.col("slice") == "overall")
         assert overall.height == mine.height
         assert overall["answered"].sum() == mine.filter(pl.col("status") != "no_prediction").height
+
+
+def test_grade_out_twice_adds_the_rows_of_each_run_with_its_column_map_and_parameters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two systems in another shape (read through --map), graded twice into one folder: two rows a
+    run, each with the map and the parameters that run used."""
+    shaped = []
+    for path in PREDICTIONS:
+        frame = pl.read_ndjson(path).select(
+            pl.col("record_id").alias("rid"),
+            (pl.col("turn_idx") + 1).alias("q_order"),
+            pl.col("predicted_answer").alias("ans"),
+        )
+        shaped.append(tmp_path / f"{path.stem}.csv")
+        frame.write_csv(shaped[-1])
+    spec = "record_id=rid,turn=q_order:1,predicted_answer=ans"
+    out = tmp_path / "graded"
+    runs = [["--system", "a", "--system", "b"], ["--system", "a", "--system", "b", "--benchmark", "convfinqa"]]
+    for options in runs:
+        assert main(["grade", str(GOLD), *map(str, shaped), "--out", str(out), "--map", spec, *options]) == 0
+        assert capsys.readouterr().out.rstrip().endswith(f"; ledger {out / 'ledger.sqlite'}")
+    rows = read_ledger(ledger_path(out), with_verdicts=True)
+    assert [(r.system, r.source) for r in rows] == [("a", "grade"), ("b", "grade")] * 2
+    assert rows[0].run_id == rows[1].run_id != rows[2].run_id == rows[3].run_id
+    summary = json.loads((out / "summary.json").read_text())
+    for row in rows:
+        assert row.column_map == [spec]
+        assert row.parameters["predictions"] == [*map(str, shaped)] and row.parameters["systems"] == ["a", "b"]
+        assert row.parameters["column_map"] == [spec] and row.parameters["dataset"] == str(GOLD)
+        assert row.headline["turn_execution_accuracy"] == summary["systems"][row.system]["turn_execution_accuracy"]
+        assert row.verdicts.filter(pl.col("slice") == "overall").height == summary["systems"][row.system]["n_turns"]
+    assert [r.parameters["benchmark"] for r in rows] == ["auto", "auto", "convfinqa", "convfinqa"]
+
+
+def _full_after(pages: int) -> Any:
+    """``ledger._connect`` on a disk that fills up: the database may not grow beyond ``pages``
+    more pages (SQLite's own ``max_page_count``, so the error is SQLite's SQLITE_FULL)."""
+    from workbench.pipeline import ledger as module
+
+    real = module._connect
+
+    def connect(path: Path) -> sqlite3.Connection:
+        connection = real(path)
+        size = connection.execute("PRAGMA page_count").fetchone()[0]
+        connection.execute(f"PRAGMA max_page_count = {size + pages}")
+        return connection
+
+    return connect
+
+
+def test_a_full_disk_in_the_ledger_append_is_one_line_and_keeps_the_earlier_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graded set is written first, then the ledger row: a full disk at the row leaves the new
+    set (it was written, and the line says so) and the ledger with its earlier rows only."""
+    from workbench.pipeline import ledger as module
+
+    out = tmp_path / "graded"
+    files = [str(GOLD), *map(str, PREDICTIONS)]
+    assert main(["grade", *files, "--out", str(out)]) == 0
+    capsys.readouterr()
+    earlier = read_ledger(ledger_path(out), with_verdicts=True)
+    monkeypatch.setattr(module, "_connect", _full_after(1))
+    assert main(["grade", *files, "--system", "x", "--system", "y", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"workbench: error: {out / 'ledger.sqlite'}: could not add this run to the ledger (database or disk is full); "
+        "the run's other outputs are written, and the ledger keeps its earlier rows without this run. "
+        "Fix: free some space on that disk (or make the folder writable), then run again\n"
+    )
+    assert list(json.loads((out / "summary.json").read_text())["systems"]) == ["x", "y"]  # the new set
+    rows = read_ledger(ledger_path(out), with_verdicts=True)
+    assert [(r.run_id, r.system) for r in rows] == [(r.run_id, r.system) for r in earlier]
+    assert all(now.verdicts.equals(then.verdicts) for now, then in zip(rows, earlier, strict=True))
+    assert sqlite3.connect(ledger_path(out)).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert not Path(f"{ledger_path(out)}-journal").exists()
 
 
 def test_a_second_append_adds_rows_and_keeps_the_first(graded: Path, tmp_path: Path) -> None:
@@ -76,7 +152,7 @@ def test_a_second_append_adds_rows_and_keeps_the_first(graded: Path, tmp_path: P
 _APPENDER = textwrap.dedent(
     """
     import sys, time
-    from workbench.report.ledger import append, rows_from_graded
+    from workbench.pipeline.ledger import append, rows_from_graded
     graded, ledger, tag, mode = sys.argv[1:5]
     rows = rows_from_graded(graded, source="grade", run_id=tag)
     if mode == "race":
@@ -86,7 +162,7 @@ _APPENDER = textwrap.dedent(
         print("done", flush=True)
     else:  # hold the append open, half written, until killed
         import sqlite3
-        from workbench.report import ledger as module
+        from workbench.pipeline import ledger as module
         connection = module._connect(__import__("pathlib").Path(ledger))
         connection.execute("BEGIN IMMEDIATE")
         connection.execute(module._SCHEMA)
