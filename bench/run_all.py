@@ -35,6 +35,7 @@ BENCHMARKS = (
     "report_speed",
     "hostile_inputs",
     "pathological_batch",
+    "annotation_stores",
 )
 
 

@@ -1,18 +1,26 @@
-"""A throwaway PostgreSQL cluster for the server-store tests (the harness; conftest.py has the fixtures) (Debian's ``postgresql`` package).
+"""A throwaway PostgreSQL cluster for the server-store tests (the harness; conftest.py has the
+fixtures) and for ``bench/annotation_stores.py`` (Debian's ``postgresql`` package).
 
-One cluster per test session: ``initdb`` into a temporary folder, ``pg_ctl start`` on a free
-loopback port with its Unix socket in that folder, removed after. PostgreSQL refuses to run as
-root, so as root the cluster runs as the ``postgres`` user (the folder is given to it). Local
-(socket) logins are trusted; TCP logins need the password, so tests can check a wrong one.
-Without PostgreSQL every test here is skipped with one line saying how to install it.
+:func:`throwaway`: ``initdb`` into a temporary folder, ``pg_ctl start`` on a free loopback port
+with its Unix socket in that folder, stopped and removed after (one per test session). PostgreSQL
+refuses to run as root, so as root the cluster runs as the ``postgres`` user (the folder is given
+to it). Local (socket) logins are trusted; TCP logins need the password, so tests can check a
+wrong one. Without PostgreSQL (:func:`missing`) every test here is skipped with one line saying
+how to install it, and the benchmark says it skipped the server half, and why.
 """
 
 from __future__ import annotations
 
 import glob
+import os
+import pwd
 import secrets
+import shutil
 import socket
 import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,3 +88,54 @@ class Cluster:
         with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {name}")
         return name
+
+
+def missing() -> str | None:
+    """Why no throwaway cluster can be started here (one line with the fix), or None."""
+    if _bin() is None:
+        return INSTALL
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return "psycopg is not installed: pip install 'psycopg[binary]'"
+    return None
+
+
+@contextmanager
+def throwaway() -> Iterator[Cluster]:
+    """A new cluster, running until the block ends, then stopped and its folder removed
+    (call :func:`missing` first)."""
+    bin_dir = _bin()
+    assert bin_dir is not None, INSTALL
+    folder = Path(tempfile.mkdtemp(prefix="workbench-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        entry = pwd.getpwnam("postgres")
+        os.chown(folder, entry.pw_uid, entry.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    (folder / "pw").write_text(PASSWORD + "\n")
+    if as_user:
+        os.chown(folder / "pw", pwd.getpwnam("postgres").pw_uid, -1)
+    cluster = Cluster(bin_dir, folder, _free_port(), as_user)
+    try:
+        cluster._run(
+            str(bin_dir / "initdb"),
+            "-D",
+            str(folder / "data"),
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+            f"--pwfile={folder / 'pw'}",
+        )
+        cluster._run("mkdir", str(cluster.socket_dir))
+        cluster.start()
+        try:
+            yield cluster
+        finally:
+            cluster.stop("immediate")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
