@@ -68,8 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
         "grade",
         help="grade prediction files against a gold dataset",
         description="workbench grade [DATASET] PREDICTIONS... --out DIR. With two or more files the first is "
-        "the gold dataset (ConvFinQA, GSM8K JSONL, MATH JSON, or a plain table); with one file, or with "
-        "--dataset none, the gold is read from the prediction files (GSM8K logs carry it).",
+        "the gold dataset (ConvFinQA, GSM8K JSONL, MATH JSON, or a plain table); with --dataset none the gold is read "
+        "from the prediction files (GSM8K logs carry it); with one file, the bundled ConvFinQA dev set when the outputs "
+        "are on it, else the gold they carry (as workbench report without --dataset).",
     )
     grade.add_argument("files", nargs="+", metavar="FILE", help="[DATASET] PREDICTIONS...")
     grade.add_argument(
@@ -179,8 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--dataset",
         default="",
-        help="gold dataset (default: the bundled ConvFinQA dev set, unless the outputs are not on it and carry their own gold)",
+        help="gold dataset; 'none' when the gold travels in the outputs (default: as grade with one FILE: the bundled "
+        "ConvFinQA dev set when the outputs are on it, else the gold they carry)",
     )
+    report.add_argument("--benchmark", choices=BENCHMARKS, default=None, help="as grade --benchmark (the template's)")
     report.add_argument(
         "--predictions",
         action="append",
@@ -435,11 +438,13 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _split_files(dataset: str | None, files: list[str]) -> tuple[str | None, list[str]]:
-    """``(dataset, predictions)`` from ``--dataset`` and the positional files."""
+    """``(dataset, predictions)`` from ``--dataset`` and the positional files: with one file and
+    no ``--dataset`` no dataset is named (``""``), and :func:`~workbench.config.resolve`'s rule
+    decides, as for ``workbench report``."""
     if dataset is not None:
         return (None if dataset.strip().lower() == NO_DATASET else dataset), files
     if len(files) == 1:
-        return None, files
+        return "", files
     return files[0], files[1:]
 
 
@@ -463,85 +468,14 @@ def _templates_epilog() -> str:
     return own + "templates (--template NAME):\n" + "\n".join(lines)
 
 
-#: What a ``-p`` value must look like, per declared type: (the type's name in a message, an example).
-_TYPE_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false"}
-_TRUE, _FALSE = {"true", "yes", "1"}, {"false", "no", "0"}
-
-
-def _papermill_value(text: str) -> Any:
-    """A value as papermill's ``-p`` reads it when the parameter declares no type."""
-    if text in ("True", "False"):
-        return text == "True"
-    if text == "None":
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def _typed_value(template: str, name: str, text: str, declared: str | None, default: str) -> Any:
-    """``text`` read as the type the template declares for ``name`` (papermill's reading when none).
-
-    Raises
-    ------
-    UsageError
-        When the text is not of that type; the message shows the template's default as an example.
-    """
-    try:
-        if declared == "int":
-            return int(text)
-        if declared == "float":
-            return float(text)
-        if declared == "bool":
-            if text.strip().lower() in _TRUE | _FALSE:
-                return text.strip().lower() in _TRUE
-            raise ValueError(text)
-    except ValueError:
-        raise UsageError(
-            f"parameter {name} of {template} is {_TYPE_WORDS.get(str(declared), 'a value')} ({declared}), got {text!r}. "
-            f"Fix: write e.g. -p {name}={default}"
-        ) from None
-    if declared == "str":
-        return text
-    return _papermill_value(text)
-
-
-def _template_values(template: str, given: Sequence[str]) -> dict[str, Any]:
-    """The ``-p NAME=VALUE`` options as the template's parameters, each checked against the
-    template's ``parameters`` cell (name, then declared type).
-
-    Raises
-    ------
-    UsageError
-        For a malformed option, a name the template does not declare (naming those it
-        does), a name given twice, or a value that is not of the declared type.
-    """
-    if not given:
-        return {}
-    from workbench.report.templates import template_parameters, template_path
-
-    path = template_path(template)
-    known = template_parameters(path)
-    values: dict[str, Any] = {}
-    for item in given:
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise UsageError(f"-p {item!r} is not NAME=VALUE. Fix: write e.g. -p n_boot=200")
-        if name not in known:
-            raise UsageError(f"template {path.stem} has no parameter {name!r}. Fix: use one of {', '.join(known)}")
-        if name in values:
-            raise UsageError(f"-p {name} was given twice. Fix: give each parameter once")
-        spec = known[name]
-        values[name] = _typed_value(path.stem, name, text, spec.get("inferred_type_name"), str(spec.get("default")))
-    return values
-
-
 #: ``workbench report`` options that set a template parameter of their own.
-_INPUT_OPTIONS = {"dataset": "--dataset", "predictions": "--predictions", "systems": "--system", "column_map": "--map"}
+_INPUT_OPTIONS = {
+    "dataset": "--dataset",
+    "predictions": "--predictions",
+    "systems": "--system",
+    "column_map": "--map",
+    "benchmark": "--benchmark",
+}
 
 
 def _templates(args: argparse.Namespace) -> int:
@@ -587,10 +521,12 @@ def _check(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from workbench.report import runner
     from workbench.report.batch import ReportJob, load_batch
+    from workbench.report.inputs import template_values
 
     if args.config is not None:
         options = {"dataset": "--dataset", "predictions": "--predictions", "system": "--system", "maps": "--map"}
-        given = [flag for name, flag in {**options, "out": "--out", "params": "-p"}.items() if getattr(args, name)]
+        options |= {"benchmark": "--benchmark", "out": "--out", "params": "-p"}
+        given = [flag for name, flag in options.items() if getattr(args, name)]
         if given or args.template != "01-overview":
             raise UsageError(
                 f"--config was given with {', '.join(given) or '--template'}. "
@@ -608,9 +544,10 @@ def _report(args: argparse.Namespace) -> int:
             "predictions": list(args.predictions),
             "systems": list(args.system),
             "column_map": list(args.maps),
+            "benchmark": args.benchmark or "",
         }
         parameters: dict[str, Any] = {k: v for k, v in inputs.items() if v}
-        for name, value in _template_values(args.template, args.params).items():
+        for name, value in template_values(args.template, args.params).items():
             if name in parameters:
                 raise UsageError(f"{name} was given twice, with {_INPUT_OPTIONS[name]} and with -p. Fix: give it once")
             parameters[name] = value
@@ -621,10 +558,11 @@ def _report(args: argparse.Namespace) -> int:
             predictions=typed.get("predictions", ""),
             systems=typed.get("systems", ""),
             column_map=typed.get("column_map", ""),
+            benchmark=str(typed.get("benchmark") or "auto"),
         )
         jobs = [ReportJob(args.template, parameters, args.out)]
     failures = 0
-    graded_sets: dict[str, Path] = {}  # each input set of the batch is graded once
+    graded_sets: dict[str, runner.GradedSet] = {}  # each input set of the batch is graded once
     indexes: dict[Path, None] = {}  # the index pages rewritten, in order, each said once at the end
     for index, job in enumerate(jobs, start=1):
         if len(jobs) > 1:

@@ -9,12 +9,14 @@ package ships (:func:`data_root`).
 from __future__ import annotations
 
 import os
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.errors import UsageError
 from workbench.grading.policies import DEFAULT_GRADING_POLICY, GradingPolicy
-from workbench.io.predictions import ColumnMap, parse_column_map
+from workbench.io.predictions import ColumnMap, default_system_name, parse_column_map
 
 __all__ = [
     "RunConfig",
@@ -30,6 +32,9 @@ __all__ = [
     "annotation_store_path",
     "split_list",
     "locate",
+    "system_names",
+    "BENCHMARKS",
+    "NO_DATASET",
 ]
 
 BUNDLED_DATASET = "data/convfinqa/dev.json"
@@ -107,10 +112,10 @@ class RunConfig:
     benchmark
         ``auto`` (from the data), ``convfinqa``, ``gsm8k`` or ``math``.
     dataset_default
-        No dataset was given for prediction files that were: ``dataset`` is the bundled
-        ConvFinQA dev set standing in, and when no prediction row is on it and every row
-        carries its gold answer, that gold is graded against instead (as ``workbench grade
-        FILE`` does), see :func:`workbench.pipeline.run.grade_run`.
+        No dataset was named for prediction files that were given: ``dataset`` is the bundled
+        ConvFinQA dev set standing in, and when no prediction row is on it, the gold the rows
+        carry is graded against instead (rule 3 of :func:`resolve`, applied by
+        :func:`workbench.pipeline.run.grade_run`).
     """
 
     dataset: Path | None
@@ -177,6 +182,52 @@ def locate(path: str | Path) -> Path:
     return found
 
 
+def system_names(paths: Sequence[str | Path]) -> tuple[str, ...]:
+    """The name of each prediction file's system when none is given (``--system``, a
+    ``system`` column): the one rule of ``workbench grade``, ``workbench report`` and the
+    templates.
+
+    Each file is named by :func:`~workbench.io.predictions.default_system_name` from its
+    absolute path: its stem, or its folder for a generic name (``predictions.jsonl``) or an
+    lm-eval log (``<model>/samples_<task>_<time>.jsonl``: the folder is the model), so a file
+    given as ``samples_gsm8k_...jsonl`` from inside its folder has the name it has from
+    anywhere else. Files of one run that would share a name keep it with their file's own
+    part after an ``@`` (``model@gsm8k_2025-...``), as a run folder does (``model@<time>``).
+
+    Examples
+    --------
+    >>> system_names(["/runs/llama-7b/samples_gsm8k_2025-09-09T13-42-42.857006.jsonl", "/out/tora-70b.jsonl"])
+    ('llama-7b', 'tora-70b')
+    >>> system_names(["/runs/llama-7b/samples_gsm8k_2025-09-09T13-42-42.jsonl",
+    ...               "/runs/llama-7b/samples_gsm8k_2025-09-10T08-00-00.jsonl"])
+    ('llama-7b@gsm8k_2025-09-09T13-42-42', 'llama-7b@gsm8k_2025-09-10T08-00-00')
+    >>> import contextlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     (Path(tmp) / "llama-7b").mkdir()
+    ...     with contextlib.chdir(Path(tmp) / "llama-7b"):  # the file given from inside its folder
+    ...         system_names(["samples_gsm8k_2025-09-09T13-42-42.857006.jsonl"])
+    ('llama-7b',)
+    """
+    files = [Path(p).expanduser().absolute() for p in paths]
+    names = [default_system_name(f) for f in files]
+    shared = {name for name, n in Counter(names).items() if n > 1}
+
+    def own_part(file: Path) -> str:
+        stem = file.stem
+        return stem[len("samples_") :] if stem.lower().startswith("samples_") else stem
+
+    told_apart = [
+        f"{name}@{own_part(f)}" if name in shared and name != f.stem else name
+        for name, f in zip(names, files, strict=True)
+    ]
+    # still shared (two files of one stem in one folder): the whole file name tells them apart
+    again = {name for name, n in Counter(told_apart).items() if n > 1}
+    return tuple(
+        f"{name.partition('@')[0]}@{f.name}" if name in again else name
+        for name, f in zip(told_apart, files, strict=True)
+    )
+
+
 def _spread(name: str, values: list[str], n: int) -> list[str | None]:
     if not values:
         return [None] * n
@@ -201,13 +252,30 @@ def resolve(
 ) -> RunConfig:
     """Validate and complete run parameters.
 
-    Empty ``dataset`` and ``predictions`` select the bundled ConvFinQA dev set and the
-    bundled claude-sonnet-4-6 run (named ``claude-sonnet-4-6``). ``dataset=None`` (or
-    ``"none"``) says the gold travels inside the prediction files (GSM8K logs); an empty
-    ``dataset`` with prediction files given selects the bundled dev set unless those files
-    carry their gold (``RunConfig.dataset_default``). Lists may be given as
-    Python lists or as ``;``-separated strings. Relative paths are taken from the current
-    directory, then from the project root.
+    The gold is chosen by one rule, the same for ``workbench grade``, ``workbench report`` and
+    the templates:
+
+    1. a dataset named (``dataset``; ``grade``'s first FILE of two or more) is the gold;
+    2. ``dataset=None`` or ``"none"``: the gold travels in the prediction files (an Inspect
+       log, a GSM8K or MATH file);
+    3. no dataset named (``""``) for prediction files given (``grade FILE``,
+       ``report --predictions FILE``): the bundled ConvFinQA dev set when some prediction row
+       is on it, else the gold the rows carry, every row one (``RunConfig.dataset_default``;
+       decided when the files are read, :func:`workbench.pipeline.run.grade_run`);
+    4. nothing given: the bundled ConvFinQA dev set and the bundled claude-sonnet-4-6 run
+       (named ``claude-sonnet-4-6``).
+
+    Systems not named are named by :func:`system_names`. Lists may be given as Python lists or
+    as ``;``-separated strings. Relative paths are taken from the current directory, then from
+    the project root.
+
+    Examples
+    --------
+    >>> cfg = resolve(predictions="data/predictions/gsm8k/tora/tora-70b.jsonl")
+    >>> cfg.dataset_default, cfg.dataset.name
+    (True, 'dev.json')
+    >>> resolve(dataset="none", predictions="data/predictions/gsm8k/tora/tora-70b.jsonl").dataset is None
+    True
 
     Raises
     ------

@@ -15,13 +15,20 @@ from typing import Any
 import polars as pl
 
 from workbench.analysis.metrics import Item, conversations, counted_item, is_multi_turn, summarize
-from workbench.config import BENCHMARKS, RunConfig, locate
+from workbench.config import BENCHMARKS, RunConfig, locate, system_names
 from workbench.errors import InputError, UsageError
+from workbench.grading.compare import AnswerKind
 from workbench.grading.policies import POLICIES, for_benchmark
 from workbench.io.gold import GoldDataset, load_gold
-from workbench.io.link import attach_record_ids, detect_benchmark, gold_from_predictions
+from workbench.io.link import (
+    NOT_IN_GOLD,
+    REPEATED_QUESTION,
+    attach_record_ids,
+    detect_benchmark,
+    gold_from_predictions,
+)
 from workbench.io.manifest import Manifest
-from workbench.io.predictions import PredictionFile, read_predictions
+from workbench.io.predictions import PredictionFile, default_system_name, read_predictions
 from workbench.pipeline.engines import grade_on_engine
 from workbench.pipeline.grade import GradedRun, grade_predictions
 from workbench.pipeline.graded import file_sha256, graded_paths, read_graded, write_graded
@@ -44,7 +51,7 @@ class Run:
     graded: GradedRun
     prediction_files: tuple[tuple[Path, str], ...]
     predictions: tuple[pl.DataFrame, ...] = ()
-    kind: str = "auto"
+    kind: AnswerKind = "auto"
     graded_dir: Path | None = None
     recorded_summary: Mapping[str, dict[str, Any]] | None = None
     notes: tuple[str, ...] = ()
@@ -99,7 +106,7 @@ class Run:
             list(self.predictions),
             policy=g.policy,
             kind=self.kind,
-            benchmark=self.gold.benchmark,  # type: ignore[arg-type]
+            benchmark=self.gold.benchmark,
         )
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
@@ -122,7 +129,7 @@ class Run:
 
 
 #: How answers are compared for each benchmark (see :func:`workbench.grading.compare.answers_match`).
-_KIND_BY_BENCHMARK = {"math": "latex"}
+_KIND_BY_BENCHMARK: dict[str, AnswerKind] = {"math": "latex"}
 
 #: The gold layout of a run graded without a dataset file (gold taken from the prediction files).
 _CARRIED_LAYOUT = "carried-in-predictions"
@@ -217,7 +224,7 @@ class _Inputs:
     frames: tuple[pl.DataFrame, ...]
     files: tuple[tuple[Path, str], ...]
     benchmark: str
-    kind: str
+    kind: AnswerKind
     config: RunConfig  # as graded: without its dataset when no dataset was given and the outputs carry the gold
     notes: tuple[str, ...] = ()
 
@@ -231,45 +238,98 @@ def _on_gold(frames: list[pl.DataFrame], gold: GoldDataset) -> bool:
     return any(attach_record_ids(f, gold).get_column("record_id").is_in(ids).any() for f in frames if f.height)
 
 
-def _load_inputs(config: RunConfig) -> _Inputs:
-    """Load the gold set and every prediction file of ``config`` and link them (see :func:`grade_run`)."""
-    frames = []
-    files: list[tuple[Path, str]] = []
+def _carried_gold(frames: list[pl.DataFrame], source: str) -> GoldDataset:
+    """The gold the prediction rows carry, each problem once: a row without a record id whose
+    question a row of another file answers under an id is that problem (linked by its question,
+    as :func:`~workbench.io.link.attach_record_ids` links), not a new problem keyed by its
+    question. (Before: ToRA's file with ids and program-of-thoughts' without made every GSM8K
+    problem twice, and halved each system's accuracy.)"""
+    table = pl.concat(frames, how="vertical_relaxed")
+    with_ids = table.filter(pl.col("record_id").is_not_null())
+    if with_ids.height in (0, table.height):
+        return gold_from_predictions(table, source=source)
+    rid = pl.col("record_id")
+    linked = attach_record_ids(table, gold_from_predictions(with_ids, source=source)).with_columns(
+        pl.when(rid.str.starts_with(NOT_IN_GOLD) | rid.str.starts_with(REPEATED_QUESTION))
+        .then(None)
+        .otherwise(rid)
+        .alias("record_id")
+    )
+    return gold_from_predictions(linked, source=source)
+
+
+def _default_gold(
+    config: RunConfig, dataset: Path, frames: list[pl.DataFrame]
+) -> tuple[GoldDataset | None, RunConfig, str | None]:
+    """Rule 3 of :func:`workbench.config.resolve` (no dataset named for prediction files given):
+    the bundled ConvFinQA dev set standing in (``dataset``) when some row is on it, else ``None``
+    and the config without a dataset (the rows' own gold, every row one) and the note that says so.
+
+    Raises
+    ------
+    InputError
+        When no row is on the dev set and some row carries no gold answer.
+    """
+    gold = load_gold(dataset)
+    if _on_gold(frames, gold):
+        return gold, config, None
+    for path, frame in zip(config.predictions, frames, strict=True):
+        if (missing := frame.get_column("gold_answer").null_count()) > 0:
+            raise InputError(
+                str(path),
+                f"no dataset was given, none of its {frame.height:,} rows is on the bundled ConvFinQA dev set, "
+                f"and {missing:,} of them {'carries' if missing == 1 else 'carry'} no gold answer",
+                field="gold_answer",
+                fix="name the gold set with --dataset FILE, or give every row its gold answer",
+            )
+    note = (
+        f"no dataset was given: graded against the gold answers carried in "
+        f"{', '.join(p.name for p in config.predictions)}, which are not on the bundled ConvFinQA dev set "
+        "(--dataset FILE names another gold set)"
+    )
+    return None, dataclasses.replace(config, dataset=None, dataset_default=False), note
+
+
+def _read_files(config: RunConfig) -> tuple[list[PredictionFile], list[pl.DataFrame], list[tuple[Path, str]]]:
+    """Read every prediction file of ``config``; a system no one named (``--system``, a
+    ``system`` column) is named by :func:`workbench.config.system_names`.
+
+    Raises
+    ------
+    UsageError
+        When two prediction files would be the same system.
+    """
     read: list[PredictionFile] = []
-    for path, system, cmap in zip(config.predictions, config.systems, config.column_maps, strict=True):
+    frames: list[pl.DataFrame] = []
+    files: list[tuple[Path, str]] = []
+    names = system_names(config.predictions)
+    for path, system, cmap, name in zip(config.predictions, config.systems, config.column_maps, names, strict=True):
         read.append(read_predictions(path, system=system, column_map=cmap))
         frame = read[-1].frame
-        for name in dict.fromkeys(frame["system"].to_list()):
-            if any(name == other for _, other in files):
+        if not system:  # the reader's own default name, from the path as given, becomes the rule's
+            frame = frame.with_columns(pl.col("system").replace(default_system_name(Path(path)), name))
+        for shown in dict.fromkeys(frame["system"].to_list()):
+            if any(shown == other for _, other in files):
                 raise UsageError(
-                    f"two prediction files are both named system '{name}'. "
+                    f"two prediction files are both named system '{shown}'. "
                     "Fix: name each with --system (one per file, in order)"
                 )
-            files.append((path, name))
+            files.append((path, shown))
         frames.append(frame)
+    return read, frames, files
+
+
+def _load_inputs(config: RunConfig) -> _Inputs:
+    """Load the gold set and every prediction file of ``config`` and link them (see :func:`grade_run`)."""
+    read, frames, files = _read_files(config)
     notes: tuple[str, ...] = ()
-    gold = None if config.dataset is None else load_gold(config.dataset)
-    if gold is not None and config.dataset_default and not _on_gold(frames, gold):
-        # no dataset was given, and no output is on the bundled dev set standing in: the outputs'
-        # own gold is the gold (as `workbench grade FILE` reads it), when every row carries one
-        for path, frame in zip(config.predictions, frames, strict=True):
-            if (missing := frame.get_column("gold_answer").null_count()) > 0:
-                raise InputError(
-                    str(path),
-                    f"no dataset was given, none of its {frame.height:,} rows is on the bundled ConvFinQA dev set, "
-                    f"and {missing:,} of them {'carries' if missing == 1 else 'carry'} no gold answer",
-                    field="gold_answer",
-                    fix="name the gold set with --dataset FILE, or give every row its gold answer",
-                )
-        config = dataclasses.replace(config, dataset=None, dataset_default=False)
-        gold = None
-        notes = (
-            f"no dataset was given: graded against the gold answers carried in "
-            f"{', '.join(p.name for p in config.predictions)}, which are not on the bundled ConvFinQA dev set "
-            "(--dataset FILE names another gold set)",
-        )
+    if config.dataset is not None and config.dataset_default:
+        gold, config, note = _default_gold(config, config.dataset, frames)
+        notes += (note,) if note else ()
+    else:
+        gold = None if config.dataset is None else load_gold(config.dataset)
     if gold is None:
-        gold = gold_from_predictions(pl.concat(frames, how="vertical_relaxed"), source=str(config.predictions[0]))
+        gold = _carried_gold(frames, source=str(config.predictions[0]))
     _check_single_turn(read, gold)
     frames = [attach_record_ids(frame, gold) for frame in frames]
     gold = _check_benchmark(config, gold, detect_benchmark(gold, pl.concat(frames, how="vertical_relaxed")))
@@ -328,7 +388,7 @@ def _config_from(manifest: Manifest) -> RunConfig:
         systems=tuple(names[0] if len(names) == 1 else None for _, names in groups),
         column_maps=(None,) * len(groups),
         policy=POLICIES[name],
-        benchmark=dataset.get("benchmark") if dataset.get("benchmark") in BENCHMARKS else "auto",
+        benchmark=str(dataset["benchmark"]) if dataset.get("benchmark") in BENCHMARKS else "auto",
     )
 
 

@@ -22,13 +22,11 @@ no network at all, so markup that slipped into an output could neither run nor f
 
 from __future__ import annotations
 
-import ast
 import base64
 import contextlib
 import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
 import uuid
@@ -42,15 +40,16 @@ from workbench.analysis import formats
 from workbench.analysis.changes import build_manifest, compare_runs, read_verdicts, stable_identity
 from workbench.analysis.glossary import glossary
 from workbench.analysis.metrics import MANIFEST_METRICS, TURN_EXECUTION_ACCURACY, counted_item, for_items
-from workbench.config import RunConfig, locate, project_root, resolve, split_list
+from workbench.config import project_root
 from workbench.errors import ReportError, UsageError, WorkbenchError
 from workbench.grading import patterns
 from workbench.io.atomic import parquet_writer, write_atomic, write_atomic_set
 from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
-from workbench.io.predictions.table import default_system_name
 from workbench.pipeline.graded import graded_paths
 from workbench.pipeline.run import grade_run
 from workbench.report.index import index_folder, shown_paths, write_index
+from workbench.report.inputs import from_caller as _from_caller
+from workbench.report.inputs import notes_html, report_name, template_config
 from workbench.report.ledger import append_graded
 from workbench.report.sections import report_title
 from workbench.report.templates import (
@@ -66,6 +65,7 @@ from workbench.views.turn_detail import once_per_page
 
 __all__ = [
     "ReportResult",
+    "GradedSet",
     "INTERACTIVE_TEMPLATES",
     "check_batch_template",
     "template_path",
@@ -74,14 +74,6 @@ __all__ = [
     "run_template",
     "render_html",
 ]
-
-#: Template parameters that name input files, as one path or (``predictions``) a list;
-#: relative ones are taken from the caller's current folder (see :func:`workbench.config.locate`).
-_PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store")
-#: Template parameters that name an output folder: relative ones are in the caller's folder.
-_OUTPUT_PARAMETERS = ("graded_dir",)
-#: The template parameters that say what the template grades (as ``workbench.config.resolve`` takes them).
-_INPUT_PARAMETERS = ("dataset", "predictions", "systems", "column_map")
 
 
 @dataclass(frozen=True)
@@ -101,26 +93,6 @@ class ReportResult:
     changes: str | None = None
     notes: tuple[str, ...] = ()
     index: Path | None = None
-
-
-def _from_caller(parameters: dict[str, Any]) -> dict[str, Any]:
-    """``parameters`` with every relative input path made absolute from the caller's current
-    folder (else the project root, for the bundled data), and every relative output folder
-    from the caller's folder: the kernel runs in the project root. A list stays a list (its items are never split); a ``;``-separated ``predictions`` text
-    stays a text, each of its parts made absolute."""
-    out = dict(parameters)
-    for key in _OUTPUT_PARAMETERS:
-        if isinstance(out.get(key), str | Path) and str(out[key]).strip():
-            out[key] = str(Path(out[key]).expanduser().absolute())
-    for key in _PATH_PARAMETERS:
-        value = out.get(key)
-        if isinstance(value, list | tuple):
-            out[key] = [str(locate(str(v)).absolute()) for v in value]
-        elif key == "predictions" and isinstance(value, str) and value.strip():
-            out[key] = ";".join(str(locate(v).absolute()) for v in split_list(value))
-        elif isinstance(value, str | Path) and str(value).strip() and str(value).strip().lower() != "none":
-            out[key] = str(locate(value).absolute())
-    return out
 
 
 def _kernel_config() -> Any:
@@ -176,83 +148,13 @@ def _kernel_manager(ipython_dir: str = "") -> type:
     return CleanShutdownKernelManager
 
 
-#: The longest readable part of a report's name (its systems or files), before the hash.
-_NAME_CHARS = 64
-
-
-def _from_project(value: Any, root: Path) -> Any:
-    """A parameter's value with every path inside the project ``root`` relative to it (POSIX
-    separators): the same in every checkout. Paths outside the project stay as given."""
-    if isinstance(value, list | tuple):
-        return [_from_project(v, root) for v in value]
-    if not isinstance(value, str | Path) or not str(value).strip():
-        return value
-    parts = split_list(str(value)) if isinstance(value, str) and ";" in value else [str(value)]
-    shown = []
-    for part in parts:
-        path = Path(part)
-        if path.is_absolute():
-            try:
-                part = path.resolve().relative_to(root.resolve()).as_posix()
-            except ValueError:
-                pass
-        shown.append(part)
-    return ";".join(shown)
-
-
-def _readable(parameters: dict[str, Any]) -> str:
-    """The readable part of a report's name: its systems, else its prediction files' systems
-    (:func:`~workbench.io.predictions.table.default_system_name`), else its dataset's stem."""
-
-    def listed(key: str) -> list[str]:
-        value = parameters.get(key)
-        if isinstance(value, list | tuple):
-            return [str(v) for v in value if str(v).strip()]
-        return split_list(value) if isinstance(value, str) else []
-
-    names = listed("systems") or [default_system_name(Path(p)) for p in listed("predictions")]
-    if not names and listed("dataset") and listed("dataset")[0].lower() != "none":
-        names = [Path(listed("dataset")[0]).stem]
-    slug = re.sub(r"[^a-z0-9]+", "-", "-vs-".join(names).lower()).strip("-")
-    if len(slug) > _NAME_CHARS:
-        slug = slug[:_NAME_CHARS].rsplit("-", 1)[0]
-    return slug or "bundled"
-
-
-def report_name(parameters: dict[str, Any], root: Path | None = None) -> str:
-    """The name of a report's files (``<name>.html``, ``.ipynb``, ``.manifest.json``...):
-    ``bundled`` for a template's default inputs, else a slug of its systems (or its prediction
-    files, or its dataset) and a short hash of its parameters, paths taken relative to the
-    project ``root`` (default :func:`workbench.config.project_root`). Two checkouts in different
-    folders give the same names for the same batch.
-
-    Examples
-    --------
-    >>> root = Path("/srv/a")
-    >>> report_name({})
-    'bundled'
-    >>> name = report_name({"predictions": ["/srv/a/data/tora-70b.jsonl"], "dataset": "none"}, root)
-    >>> name.startswith("tora-70b-"), name == report_name({"predictions": ["/home/b/data/tora-70b.jsonl"],
-    ...                                                     "dataset": "none"}, Path("/home/b"))
-    (True, True)
-    >>> report_name({"systems": ["rho-math-7b", "rho-math-7b-interpreter"]}, root)[:39]
-    'rho-math-7b-vs-rho-math-7b-interpreter-'
-    """
-    root = project_root() if root is None else root
-    given = {k: _from_project(v, root) for k, v in sorted(parameters.items()) if v not in ("", None)}
-    if not given:
-        return "bundled"
-    digest = hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()[:8]
-    return f"{_readable(given)}-{digest}"
-
-
 def run_template(
     template: str = DEFAULT_TEMPLATE,
     *,
     parameters: dict[str, Any] | None = None,
     out_dir: str | Path | None = None,
     progress: bool = False,
-    graded_sets: dict[str, Path] | None = None,
+    graded_sets: dict[str, GradedSet] | None = None,
 ) -> ReportResult:
     """Execute a template with papermill and write the executed notebook and its HTML.
 
@@ -274,9 +176,10 @@ def run_template(
     progress
         Show papermill's progress bar (on standard error).
     graded_sets
-        The graded folder of each input set graded so far, shared by the reports of a batch
-        (filled in here): an input set is graded once, and a later report of it gets a copy
-        of that folder.
+        The graded folder of each input set graded so far and its notes (:class:`GradedSet`),
+        shared by the reports of a batch (filled in here): an input set is graded once, and a
+        later report of it gets a copy of that folder. The notes of grading are shown on every
+        page of the set (after the run's overview) and said once (:attr:`ReportResult.notes`).
 
     Raises
     ------
@@ -305,8 +208,9 @@ def run_template(
     graded = Path(params["graded_dir"]) if params.get("graded_dir") else inside(out, f"{slug}.graded")
     run_params, written = params, False
     notes: tuple[str, ...] = ()
+    shown_notes: tuple[str, ...] = ()
     if "graded_dir" in known:
-        written, notes = _grade_once(known, params, graded, {} if graded_sets is None else graded_sets)
+        written, notes, shown_notes = _grade_once(known, params, graded, {} if graded_sets is None else graded_sets)
         # not graded here (bad inputs): the template grades itself, and its cell names the error
         run_params = {**params, "graded_dir": str(graded) if written else ""}
     with tempfile.TemporaryDirectory(prefix="workbench-ipython-") as ipython_dir:
@@ -334,6 +238,7 @@ def run_template(
         opening=opening,
         closing=closing,
         terms=[(entry.term, entry.definition) for entry in glossary(benchmark)],
+        notes=notes_html(shown_notes, [e.get("path", "") for e in (summary or {}).get("predictions", [])]),
     )
     write_atomic(html_out, lambda p: p.write_text(page, encoding="utf-8"))
     manifest_out = inside(out, f"{slug}.manifest.json")
@@ -397,37 +302,30 @@ def _execute(path: Path, notebook_out: Path, parameters: dict[str, Any], *, prog
         ) from None
 
 
-def _template_config(known: dict[str, dict[str, Any]], params: dict[str, Any]) -> RunConfig | None:
-    """The run config the template resolves from its input parameters (given, else its
-    defaults), as in its kernel, whose folder is the project root; ``None`` when a default is
-    not a plain value."""
-    values: dict[str, Any] = {}
-    for key in _INPUT_PARAMETERS:
-        if key in params:
-            values[key] = params[key]
-        elif key in known:
-            try:
-                values[key] = ast.literal_eval(known[key]["default"])
-            except (ValueError, SyntaxError):
-                return None
-    with contextlib.chdir(project_root()):
-        return resolve(**values)
-
-
 def _copier(source: Path) -> Callable[[Path], None]:
     return lambda target: shutil.copyfile(source, target)
 
 
+@dataclass(frozen=True)
+class GradedSet:
+    """An input set a batch graded: its graded folder, and the notes grading had to say about
+    how its inputs were read (:attr:`workbench.pipeline.run.Run.notes`), for every page of it."""
+
+    folder: Path
+    notes: tuple[str, ...] = ()
+
+
 def _grade_once(
-    known: dict[str, dict[str, Any]], params: dict[str, Any], graded: Path, done: dict[str, Path]
-) -> tuple[bool, tuple[str, ...]]:
+    known: dict[str, dict[str, Any]], params: dict[str, Any], graded: Path, done: dict[str, GradedSet]
+) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
     """Write the graded folder of the template's inputs into ``graded``: a copy of the folder
     in ``done`` when that input set was graded already, else graded here (and recorded in
     ``done``). Graded in the project root, where the template's kernel runs, so the paths
     read and recorded are the template's; warnings are left to the template, which loads
-    the inputs again. With the run's notes when graded here (a copy says none: they were said
-    with the first). ``False`` when the inputs cannot be graded: the template then grades
-    itself, and the cell that fails names the error as before.
+    the inputs again. With the run's notes twice: to say (when graded here; a copy says none,
+    they were said with the first) and to show on the page (always). ``False`` when the inputs
+    cannot be graded: the template then grades itself, and the cell that fails names the error
+    as before.
 
     Raises
     ------
@@ -435,27 +333,27 @@ def _grade_once(
         When the folder cannot be written.
     """
     try:
-        config = _template_config(known, params)
+        config = template_config(known, params)
     except WorkbenchError:
-        return False, ()
+        return False, (), ()
     if config is None:
-        return False, ()
+        return False, (), ()
     key = repr(config)
     earlier = done.get(key)
-    if earlier is not None and graded_paths(earlier)["summary"].is_file():
-        if earlier.resolve() != graded.resolve():
-            pairs = zip(graded_paths(graded).values(), graded_paths(earlier).values(), strict=True)
+    if earlier is not None and graded_paths(earlier.folder)["summary"].is_file():
+        if earlier.folder.resolve() != graded.resolve():
+            pairs = zip(graded_paths(graded).values(), graded_paths(earlier.folder).values(), strict=True)
             write_atomic_set([(target, _copier(source)) for target, source in pairs])
-        return True, ()
+        return True, (), earlier.notes
     try:
         with contextlib.chdir(project_root()), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             run = grade_run(config)
     except (WorkbenchError, OSError):
-        return False, ()
+        return False, (), ()
     run.write(graded)
-    done[key] = graded
-    return True, run.notes
+    done[key] = GradedSet(graded, tuple(run.notes))
+    return True, run.notes, run.notes
 
 
 def _previous_run(out: Path, template: str, slug: str, summary: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:
@@ -610,6 +508,25 @@ def _title_cell(cells: list[Any]) -> int | None:
     return title
 
 
+#: The class of the run's overview (:func:`workbench.views.tables.run_overview`): the notes of
+#: grading follow it.
+OVERVIEW_CLASS = "wb-overview"
+
+
+def _overview_cell(cells: list[Any]) -> int | None:
+    """The index of the cell whose output is the run's overview (:data:`OVERVIEW_CLASS`), else of
+    the page's heading (:func:`_title_cell`'s), else ``None``."""
+    for i, cell in enumerate(cells):
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data = output.get("data", {})
+            if any(f'class="{OVERVIEW_CLASS}"' in str(data.get(kind, "")) for kind in (PAGE_MIME, "text/html")):
+                return i
+    for i, cell in enumerate(cells):
+        if TITLE_TAG in cell.get("metadata", {}).get("tags", []):
+            return i
+    return None
+
+
 def render_html(
     notebook: Any,
     *,
@@ -617,6 +534,7 @@ def render_html(
     opening: str = "",
     closing: str = "",
     terms: list[tuple[str, str]] | None = None,
+    notes: str = "",
 ) -> str:
     """Render an executed notebook as one self-contained HTML page without code cells.
 
@@ -638,6 +556,9 @@ def render_html(
         cell tagged :data:`TITLE_TAG`), and the run manifest, shown last.
     terms
         The glossary, ``(term, definition)`` pairs (escaped), shown before the manifest.
+    notes
+        Markup (trusted): the notes of grading (:func:`~workbench.report.inputs.notes_html`),
+        shown after the run's overview (:data:`OVERVIEW_CLASS`), else after the page's heading.
 
     Returns
     -------
@@ -659,6 +580,9 @@ def render_html(
     counter = [0]
     blocks: list[_Block | None] = []
     after = _title_cell(list(notebook.cells))
+    overview = _overview_cell(list(notebook.cells))
+    if overview is None and notes:
+        blocks.append(("html", Markup(notes), ""))
     if after is None and opening:
         blocks.append(("opening", Markup(opening), ""))
     for i, cell in enumerate(notebook.cells):
@@ -669,6 +593,8 @@ def render_html(
             blocks.append(("markdown", _markdown(cell.source), ""))
         elif cell.cell_type == "code":
             blocks.extend(_output_block(o, counter) for o in cell.get("outputs", []))
+        if i == overview and notes:
+            blocks.append(("html", Markup(notes), ""))
         if i == after and opening:
             blocks.append(("opening", Markup(opening), ""))
     content = Markup(once_per_page(macro("notebook.html.j2", "content", [b for b in blocks if b is not None])))
