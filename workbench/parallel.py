@@ -9,16 +9,15 @@ Two pieces, used by :mod:`workbench.pipeline.grade`, :mod:`workbench.analysis.fe
 * :func:`map_chunks` applies a function to chunks of items, in this process when there
   are few, else in a process pool (the ``spawn`` context: the grader keeps subprocess
   workers for its time limits and threads, which a forked child would inherit half-way).
-  In this process, items whose function waits on those workers (SymPy, Math-Verify: MATH
-  outputs) are shared among threads, one worker each. Results come back in input order
-  whatever the order the chunks finish in.
+  In this process, when the caller knows that items wait on those workers (SymPy, Math-Verify:
+  MATH outputs), they are shared among threads, one worker each. Results come back in input
+  order whatever the order the chunks finish in.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import TypeVar
@@ -33,13 +32,12 @@ __all__ = ["POOL_THRESHOLD", "CHUNK_SIZE", "distinct", "first_rows", "map_chunks
 POOL_THRESHOLD = 20_000
 #: Items per chunk sent to a pool worker.
 CHUNK_SIZE = 4_000
-#: In this process, when the second chunk of :data:`THREAD_CHUNK` items (the first may wait for a
-#: worker to start) took more than :data:`THREAD_AFTER` seconds (its calls wait on the grader's
-#: worker processes, as SymPy and Math-Verify calls on MATH outputs do), the rest are shared among
-#: a thread per core, each with a worker of its own (MATH-500, one run: 7.3 -> 5.2 s on two
-#: cores). Only where the work runs depends on the clock, never what it returns.
+#: In this process, when at least :data:`THREAD_CHUNK` items wait on the grader's worker processes
+#: (SymPy and Math-Verify calls on MATH outputs: the caller counts them on the whole run), the items
+#: are shared among a thread per core in chunks of that size, each thread with a worker of its own
+#: (MATH-500, one run: 7.3 -> 5.2 s on two cores); else they go in one call. Where the work runs
+#: depends on the items alone, never on the clock, and never changes what it returns.
 THREAD_CHUNK = 32
-THREAD_AFTER = 0.5
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -124,6 +122,7 @@ def map_chunks(
     workers: int | None = None,
     threshold: int | None = None,
     chunk_size: int | None = None,
+    waiting: int = 0,
 ) -> list[R]:
     """``fn`` over chunks of ``items``, concatenated in input order.
 
@@ -140,6 +139,10 @@ def map_chunks(
         Fewer items than this stay in this process; :data:`POOL_THRESHOLD` by default.
     chunk_size
         Items per chunk; :data:`CHUNK_SIZE` by default.
+    waiting
+        How many of ``items`` wait on the grader's worker processes, as the caller knows from
+        the whole run: from :data:`THREAD_CHUNK` on, the items graded in this process are
+        shared among threads.
 
     Examples
     --------
@@ -152,6 +155,8 @@ def map_chunks(
     if workers <= 1:
         return list(fn(list(items)))
     if len(items) < max(threshold, 1):
+        if waiting < THREAD_CHUNK or len(items) <= THREAD_CHUNK:
+            return list(fn(list(items)))
         return _in_threads(fn, items, workers)
     chunks = [list(items[i : i + chunk_size]) for i in range(0, len(items), chunk_size)]
     context = multiprocessing.get_context("spawn")
@@ -161,20 +166,9 @@ def map_chunks(
 
 
 def _in_threads(fn: Callable[[list[T]], list[R]], items: Sequence[T], threads: int) -> list[R]:
-    """``fn`` over ``items`` in this process: two chunks of :data:`THREAD_CHUNK` items on this
-    thread; when the second (the first may wait for a worker to start) took more than
-    :data:`THREAD_AFTER` seconds, the rest in chunks shared among ``threads`` threads, else the
-    rest in one call on this thread."""
-    first, second, rest = items[:THREAD_CHUNK], items[THREAD_CHUNK : 2 * THREAD_CHUNK], items[2 * THREAD_CHUNK :]
-    if not rest:
-        return list(fn(list(items)))
-    done = [fn(list(first))]
-    start = time.perf_counter()
-    done.append(fn(list(second)))
-    if time.perf_counter() - start > THREAD_AFTER:
-        chunks = [list(rest[i : i + THREAD_CHUNK]) for i in range(0, len(rest), THREAD_CHUNK)]
-        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="map-chunks") as pool:
-            done += list(pool.map(fn, chunks))  # map yields in submission order
-    else:
-        done.append(fn(list(rest)))
+    """``fn`` over ``items`` in this process, in chunks of :data:`THREAD_CHUNK` items shared among
+    ``threads`` threads, results in input order."""
+    chunks = [list(items[i : i + THREAD_CHUNK]) for i in range(0, len(items), THREAD_CHUNK)]
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="map-chunks") as pool:
+        done = list(pool.map(fn, chunks))  # map yields in submission order
     return [result for chunk in done for result in chunk]

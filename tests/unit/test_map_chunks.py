@@ -1,8 +1,10 @@
-"""``map_chunks`` in this process: chunks shared among threads when the first is slow, results in input order."""
+"""``map_chunks`` in this process: chunks shared among threads when the caller says enough items
+wait on workers (decided from the whole run, not from a clock), results in input order."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -18,25 +20,24 @@ def _doubled(names: list[str]) -> Callable[[list[int]], list[int]]:
     return fn
 
 
-@pytest.mark.parametrize(("after", "shared"), [(-1.0, True), (float("inf"), False)])
+@pytest.mark.parametrize(("waiting", "shared"), [(20, True), (3, True), (2, False), (0, False)])
 def test_chunks_come_back_in_order_on_threads_or_not(
-    monkeypatch: pytest.MonkeyPatch, after: float, shared: bool
+    monkeypatch: pytest.MonkeyPatch, waiting: int, shared: bool
 ) -> None:
     monkeypatch.setattr(parallel, "THREAD_CHUNK", 3)
-    monkeypatch.setattr(parallel, "THREAD_AFTER", after)  # the first chunk counts as slow, or never
+    monkeypatch.setattr(time, "perf_counter", lambda: pytest.fail("map_chunks looked at the clock"))
     names: list[str] = []
     items = list(range(20))
-    assert parallel.map_chunks(_doubled(names), items, workers=2) == [x * 2 for x in items]
-    # two chunks here (the first may wait for a worker to start), then the other 14 items in
-    # chunks of 3 on threads, or in one call here
-    assert len(names) == (2 + 5 if shared else 3)
-    assert names[:2] == [threading.current_thread().name] * 2
-    assert all(name.startswith("map-chunks") for name in names[2:]) is shared
+    assert parallel.map_chunks(_doubled(names), items, workers=2, waiting=waiting) == [x * 2 for x in items]
+    # with at least THREAD_CHUNK items waiting: all 20 items in chunks of 3 on threads; else one call here
+    assert len(names) == (7 if shared else 1)
+    assert all(name.startswith("map-chunks") for name in names) is shared
 
 
-def test_one_worker_or_one_chunk_stays_on_this_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parallel, "THREAD_AFTER", -1.0)
-    for workers, items in ((1, list(range(200))), (2, list(range(2 * parallel.THREAD_CHUNK)))):
+def test_one_worker_or_one_chunk_stays_on_this_thread() -> None:
+    for workers, items in ((1, list(range(200))), (2, list(range(parallel.THREAD_CHUNK)))):
         names: list[str] = []
-        assert parallel.map_chunks(_doubled(names), items, workers=workers) == [x * 2 for x in items]
+        assert parallel.map_chunks(_doubled(names), items, workers=workers, waiting=len(items)) == [
+            x * 2 for x in items
+        ]
         assert names == [threading.current_thread().name]

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.grading import patterns
 from workbench.grading.choice import choice_gold
 from workbench.grading.compare import AnswerKind, MatchPolicy, Verdict
 from workbench.grading.equivalence import ProgramMatch, compare_programs
@@ -22,7 +23,7 @@ from workbench.grading.policies import (
 from workbench.grading.program import ProgramResult, TableRows, execute_program
 from workbench.grading.status import ExtractionStatus, GradeStatus, MatchReason
 
-__all__ = ["TurnGrade", "grade_program", "grade_turn", "prefetch_turns", "expectation"]
+__all__ = ["TurnGrade", "grade_program", "grade_turn", "prefetch_turns", "needs_worker", "expectation"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +253,53 @@ def grade_program(
         return None, None
     program = execute_program(predicted_program, table=table)
     return program, compare_programs(predicted_program, gold_program) if gold_program else None
+
+
+def needs_worker(
+    policies: Sequence[GradingPolicy],
+    *,
+    kind: AnswerKind,
+    gold: str | None,
+    has_prediction: bool = True,
+    predicted_program: str | None = None,
+    gold_program: str | None = None,
+) -> bool:
+    """Whether grading a turn is known, before it is graded, to call (or be likely to call) a
+    worker process (:mod:`workbench.grading.limits`): a prediction graded by a ``math_verify``
+    policy; one compared with SymPy by a symbolic policy because the answers are LaTeX
+    (``kind='latex'``, a LaTeX gold set: ``latex_gold``, or a gold ``gold`` with maths markup); or a
+    predicted program that differs from the gold program (their comparison may end in SymPy).
+
+    A call that depends on the prediction's text (an answer in LaTeX) is not foreseen: it starts
+    a worker itself.
+
+    Examples
+    --------
+    >>> from workbench.grading.policies import POLICIES
+    >>> needs_worker([POLICIES["cascade"], POLICIES["symbolic"]], kind="auto", gold="12.5")
+    False
+    >>> needs_worker([POLICIES["symbolic"]], kind="auto", gold="\\frac{1}{2}")
+    True
+    >>> needs_worker([POLICIES["math-verify"]], kind="auto", gold="12.5")
+    True
+    >>> needs_worker([POLICIES["math-verify"]], kind="auto", gold="12.5", has_prediction=False)
+    False
+    >>> needs_worker([], kind="auto", gold="7", predicted_program="add(3, 4)", gold_program="add(4, 3)")
+    True
+    """
+    if not has_prediction:
+        return False
+    if predicted_program and gold_program and predicted_program.strip() and predicted_program != gold_program:
+        return True
+    if gold is None or not gold.strip():
+        return False
+    if any(policy.matcher == "math_verify" for policy in policies):
+        return True
+    latex = kind == "latex" or patterns.MATH_MARKUP.search(gold) is not None
+    return any(
+        policy.matcher == "cascade" and policy.numbers.symbolic and (latex or policy.numbers.latex_gold)
+        for policy in policies
+    )
 
 
 def prefetch_turns(rows: Iterable[Mapping[str, Any]], policies: Sequence[GradingPolicy]) -> int:

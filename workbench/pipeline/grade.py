@@ -24,7 +24,7 @@ from workbench.grading.limits import start_worker
 from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, GradingPolicy, for_benchmark, get_policy
 from workbench.grading.program import ProgramResult, TableRows
 from workbench.grading.status import GradeStatus, MatchReason
-from workbench.grading.turn import grade_program, grade_turn, prefetch_turns
+from workbench.grading.turn import grade_program, grade_turn, needs_worker, prefetch_turns
 from workbench.io.gold import GoldDataset
 from workbench.parallel import distinct, first_rows, map_chunks, same_tables
 from workbench.pipeline import fastpath
@@ -157,7 +157,7 @@ def _grade_chunk(
     out = []
     for row, table in items:
         if not row["_has_prediction"]:
-            turn = {
+            turn: dict[str, Any] = {
                 "answer_source": "none",
                 "answer": None,
                 "extraction_rule": None,
@@ -316,9 +316,12 @@ def _fast_grades(
         items = _items(unique[picked], tables)
         program = {c: t for c, t in _TURN.items() if c.startswith("program_")}
         if rest:
-            graded = map_chunks(partial(_grade_chunk, policy=rest[0], also=rest[1:], kind=kind), items, workers=workers)
+            waiting = _needing_worker(unique[picked], rest, kind)
+            grade = partial(_grade_chunk, policy=rest[0], also=rest[1:], kind=kind)
+            graded = map_chunks(grade, items, workers=workers, waiting=waiting)
             from_cascade = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).select(list(program))
         else:
+            # few program pairs reach SymPy (13 of the bundled ConvFinQA runs'): not shared among threads
             from_cascade = pl.DataFrame(map_chunks(_grade_programs, items, workers=workers), schema=program)
         if back is not None:
             from_cascade = from_cascade[back]
@@ -331,6 +334,28 @@ def _fast_grades(
             )  # fmt: skip
             per_policy = pl.concat([per_policy, _compact(extra).select(per_policy.columns)]).sort("_key", "_p")
     return keys, turns, per_policy
+
+
+def _needing_worker(rows: pl.DataFrame, policies: Sequence[GradingPolicy], kind: AnswerKind) -> int:
+    """How many of ``rows`` (distinct inputs) are known, before they are graded under ``policies``,
+    to call SymPy's worker (:func:`~workbench.grading.turn.needs_worker`, once per distinct gold
+    and pair of programs)."""
+    if rows.is_empty():
+        return 0
+    by = [c for c in ("gold_executed", "_has_prediction", "predicted_program", "gold_program") if c in rows.columns]
+    found = rows.group_by(by).agg(pl.len().alias("_n"))
+    return sum(
+        row["_n"]
+        for row in found.iter_rows(named=True)
+        if needs_worker(
+            policies,
+            kind=kind,
+            gold=None if row.get("gold_executed") is None else str(row["gold_executed"]),
+            has_prediction=bool(row.get("_has_prediction", True)),
+            predicted_program=row.get("predicted_program"),
+            gold_program=row.get("gold_program"),
+        )
+    )
 
 
 def _policy_grades(turn_keys: pl.DataFrame, parts: list[pl.DataFrame]) -> pl.DataFrame:
@@ -386,8 +411,8 @@ def _policy_grades(turn_keys: pl.DataFrame, parts: list[pl.DataFrame]) -> pl.Dat
             columns[name] = column.gather(take).cast(dtype)
             del column
     del per_key, take
-    keys = turn_keys.select("system", "record_id", "turn").gather(turns)
-    return keys.hstack(list(columns.values())).select(list(POLICY_GRADES))
+    turn_columns = turn_keys.select("system", "record_id", "turn").gather(turns)
+    return turn_columns.hstack(list(columns.values())).select(list(POLICY_GRADES))
 
 
 def _items(rows: pl.DataFrame, tables: dict[str, TableRows]) -> list[tuple[dict[str, Any], TableRows | None]]:
@@ -418,6 +443,8 @@ def _grade_rows(
     unique, index = distinct(keyed, [*inputs, "_table"])
     if _on_distinct is not None:
         _on_distinct(unique.height)
+    if _needing_worker(unique, [policy, *also], kind):
+        start_worker()  # SymPy's worker imports while the fast path grades
     fast_keys, fast_turns, fast_policies = (
         _fast_grades(unique, tables, policy, also, kind, workers)
         if fast_path
@@ -427,8 +454,11 @@ def _grade_rows(
     slow_keys = slow["_key"].to_list()
     items = _items(slow.drop("_key"), tables)
     n_inputs = unique.height
+    waiting = _needing_worker(slow, [policy, *also], kind)
     del keyed, unique, slow  # the distinct inputs' text (0.5 GB for a million outputs) is read
-    graded = map_chunks(partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers)
+    graded = map_chunks(
+        partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers, waiting=waiting
+    )
     del items
     results = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).with_columns(
         pl.Series("_key", slow_keys, dtype=pl.UInt32)
@@ -513,7 +543,6 @@ def grade_predictions(
     """
     benchmark = benchmark or gold.benchmark
     policy = for_benchmark(get_policy(policy), benchmark)
-    start_worker()  # SymPy's worker imports while the cheap rules grade
     extra = [for_benchmark(get_policy(p), benchmark) for p in (POLICIES.values() if also is None else also)]
     frames = [predictions] if isinstance(predictions, pl.DataFrame) else list(predictions)
     preds = pl.concat([f.select(list(PREDICTIONS)) for f in frames]) if frames else pl.DataFrame(schema=PREDICTIONS)
@@ -571,7 +600,7 @@ def grade_predictions(
     turns = _join_left(turns, top_category(checks_table), keys)
     turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
     order = turns.select(pl.arg_sort_by("system", "record_id", "turn", maintain_order=True).alias("_order"))["_order"]
-    if not order.equals(pl.int_range(turns.height, dtype=order.dtype, eager=True)):
+    if not order.equals(pl.int_range(turns.height, dtype=pl.UInt64, eager=True), check_dtypes=False):
         # sorted column by column, each let go once copied (a sort copies the whole table at once)
         columns = []
         for name in list(turns.columns):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,10 @@ def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame]]:
     return manifest, tables
 
 
+def _write_text(path: Path, *, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
 def write_graded(
     run: GradedRun,
     gold: GoldDataset,
@@ -165,7 +170,7 @@ def write_graded(
                 (paths[name], parquet_writer(frame, compression="zstd", statistics=True))
                 for name, frame in frames.items()
             ),
-            (paths["summary"], lambda p: p.write_text(text, encoding="utf-8")),
+            (paths["summary"], partial(_write_text, text=text)),
         ]
     )
     return paths
