@@ -49,6 +49,7 @@ __all__ = [
     "fold",
     "check_ledger",
     "previous_row",
+    "group_words",
 ]
 
 #: The Holm-adjusted p-value below which a drop counts.
@@ -77,12 +78,12 @@ class Regression:
         the same items moved (``also in ...``)."""
         also = f"; also in {', '.join(self.also)}" if self.also else ""
         return (
-            f"{self.system}: {_where(self.slice, self.group)}: {self.before:.1%} -> {self.now:.1%} "
+            f"{self.system}: {group_words(self.slice, self.group)}: {self.before:.1%} -> {self.now:.1%} "
             f"({formats.points(self.now - self.before)}), p = {self.p_holm:.2g} (McNemar, Holm; n = {self.n}){also}"
         )
 
 
-def _where(slice_name: str, group: str) -> str:
+def group_words(slice_name: str, group: str) -> str:
     """How a line names a group: ``headline``, ``operation divide``."""
     return "headline" if slice_name == OVERALL else f"{slice_title(slice_name).lower()} {group}"
 
@@ -159,7 +160,7 @@ def fold(items: pl.DataFrame, dropped: pl.DataFrame, points: float) -> list[tupl
         if owner is None:
             kept.append((row, [], group.filter(changed_of).select("record_id", "turn").unique()))
         else:
-            kept[owner][1].append(_where(row["slice"], row["group"]))
+            kept[owner][1].append(group_words(row["slice"], row["group"]))
     return [(row, also) for row, also, _ in kept]
 
 

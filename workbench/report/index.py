@@ -18,13 +18,15 @@ from typing import Any
 
 from workbench.analysis import formats
 from workbench.config import project_root
+from workbench.errors import InputError
 from workbench.io.atomic import write_atomic
 from workbench.io.paths import safe_name, shown_path
+from workbench.pipeline.ledger import read_ledger
 from workbench.report.sections import benchmark_name, report_title
 from workbench.views.changes import run_date
 from workbench.views.html import Markup, render, static_text
 
-__all__ = ["INDEX_NAME", "index_folder", "shown_paths", "report_entries", "write_index"]
+__all__ = ["INDEX_NAME", "index_folder", "shown_paths", "report_entries", "history_systems", "write_index"]
 
 #: The index page's file name, in the reports folder.
 INDEX_NAME = "index.html"
@@ -120,13 +122,95 @@ def report_entries(folder: Path) -> list[dict[str, Any]]:
     return sorted(entries, key=lambda e: (e["date"], e["href"]), reverse=True)
 
 
+#: How many of a system's last runs the index's history section shows.
+HISTORY_RUNS = 6
+#: The template whose page shows a folder's whole history.
+HISTORY_TEMPLATE = "05-history"
+
+
+def history_systems(folder: Path, *, last: int = HISTORY_RUNS) -> list[dict[str, Any]]:
+    """The index's history section: for each system of the run ledgers in ``folder`` (and its
+    template folders; :func:`workbench.report.history.ledger_files`), of each template, its last
+    ``last`` runs' headline accuracy, each linked to its report, and the change since the run
+    before. A ledger that cannot be read is left out (the index is rewritten by every report
+    and must not fail for it; ``workbench check`` and ``05-history`` say what is wrong with it)."""
+    from workbench.report.history import ledger_files, lineage, when
+
+    systems: list[dict[str, Any]] = []
+    for path in ledger_files(folder):
+        try:
+            rows = read_ledger(path)
+        except InputError:
+            continue
+        templates = {row.template for row in rows}
+        names = lineage(rows)
+        lines: dict[tuple[str, str], list[Any]] = {}
+        for row, name in zip(rows, names, strict=True):
+            lines.setdefault((row.template, name), []).append(row)
+        for (template, name), mine in lines.items():
+            shown = mine[-last:]
+            accuracy = [row.headline.get("turn_execution_accuracy") for row in shown]
+            change = (
+                accuracy[-1] - accuracy[-2]
+                if len(accuracy) > 1 and isinstance(accuracy[-1], float) and isinstance(accuracy[-2], float)
+                else None
+            )
+            systems.append(
+                {
+                    "name": name if len(templates) == 1 else f"{name} ({template or 'workbench grade'})",
+                    "ledger": shown_path(path, folder.parent, project_root()),
+                    "runs": [
+                        {
+                            "label": f"{when(row.created_at)}: {formats.percent(value)}",
+                            "accuracy": formats.percent(value),
+                            "href": (path.parent / row.report).relative_to(folder).as_posix() if row.report else "",
+                        }
+                        for row, value in zip(shown, accuracy, strict=True)
+                    ],
+                    "trend": f"{formats.points(change)} since the run before, of {len(mine)} runs"
+                    if change is not None
+                    else f"{len(mine)} run{'s' if len(mine) != 1 else ''}",
+                    "falling": change is not None and change < 0,
+                }
+            )
+    return systems
+
+
+def _history_section(folder: Path, entries: list[dict[str, Any]]) -> Markup:
+    from workbench.views.history import index_section  # plotly's module: loaded when a page is written
+
+    pages = [e["href"] for e in entries if e["template"] == HISTORY_TEMPLATE]
+    return index_section(history_systems(folder), pages[0] if pages else "")
+
+
 def write_index(folder: Path) -> Path:
-    """Write ``<folder>/index.html`` listing every report in ``folder`` (see :func:`report_entries`)."""
-    page = render(
-        "index.html.j2",
-        entries=report_entries(folder),
-        css=Markup(static_text("report.css") + static_text("index.css")),
+    """Write ``<folder>/index.html`` listing every report in ``folder`` (see :func:`report_entries`),
+    then the history of the systems in its run ledgers (:func:`history_systems`)."""
+    entries = report_entries(folder)
+    page = str(
+        render(
+            "index.html.j2",
+            entries=entries,
+            css=Markup(static_text("report.css") + static_text("index.css") + _HISTORY_CSS),
+        )
     )
+    # the history section goes last in <main>: index.html.j2 has no place for it yet (a
+    # '{{ history }}' before its '</main>' would be one); every value in it is escaped by its
+    # own template, and '</main>' is the page's own tag (escaped text cannot hold one)
+    history = _history_section(folder, entries)
+    if history:
+        page = page.replace("</main>", f"{history}</main>", 1)
     target = folder / INDEX_NAME
-    write_atomic(target, lambda p: p.write_text(str(page), encoding="utf-8"))
+    write_atomic(target, lambda p: p.write_text(page, encoding="utf-8"))
     return target
+
+
+#: The history section's style (index.css has none for it yet).
+_HISTORY_CSS = (
+    ".wb-history-index ul{list-style:none;padding:0;margin:0}"
+    ".wb-history-index li{border:1px solid #e5e5e5;border-radius:6px;padding:8px 14px;margin:8px 0;font-size:14px;"
+    "overflow-wrap:anywhere}"
+    ".wb-history-index .wb-meta{color:#555;font-size:12px}"
+    ".wb-runs{font-variant-numeric:tabular-nums}"
+    ".wb-down{color:#b91c1c}.wb-up{color:#166534}"
+)
