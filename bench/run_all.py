@@ -33,6 +33,7 @@ BENCHMARKS = (
     "million_turns",
     "million_distinct_turns",
     "report_speed",
+    "report_100k",
     "hostile_inputs",
     "pathological_batch",
     "annotation_stores",
