@@ -37,8 +37,15 @@ from workbench.errors import InputError
 from workbench.io.paths import shown_path
 from workbench.pipeline.ledger import LEDGER_NAME, LedgerRow, read_ledger
 from workbench.report.gate import ALPHA, compare_rows, fold, group_words, paired_items, previous_row
+from workbench.views.history import p_text
 
 __all__ = ["History", "open_history", "title", "runs", "lineage", "over_runs", "run_changes", "ledger_files", "when"]
+
+#: What the page says when the project's reports folder has no ledger yet.
+_NOTHING_YET = (
+    "No run ledger in {folder} yet: every 'workbench report ... --out FOLDER' and 'workbench grade ... --out "
+    "FOLDER' adds its runs to FOLDER/ledger.sqlite; show one with -p folder=FOLDER."
+)
 
 #: Where ``workbench report --template 05-history`` writes its page without ``--out``, below the
 #: project: the folder the page's links to each run's report start from unless told otherwise.
@@ -62,6 +69,8 @@ class History:
         Each run's report, as a link from the page's folder (a run without a report has none).
     others
         The other templates the ledgers hold runs of (not shown).
+    missing
+        Why there is nothing to show (no ledger yet), or ``""``.
     """
 
     rows: tuple[LedgerRow, ...]
@@ -69,6 +78,7 @@ class History:
     folder: str
     links: Mapping[str, str] = field(default_factory=dict)
     others: tuple[str, ...] = ()
+    missing: str = ""
 
 
 def ledger_files(folder: str | Path) -> list[Path]:
@@ -93,16 +103,21 @@ def open_history(folder: str = "", *, template: str = "", page_folder: str = "")
     (default: ``reports/05-history`` of the project, where ``workbench report --template
     05-history`` writes it without ``--out``).
 
+    The project's ``reports/`` without a ledger (nothing run yet) is an empty history, whose page
+    says so in one sentence (:attr:`History.missing`); a folder given that holds none is an error.
+
     Raises
     ------
     InputError
-        When there is no ledger there (one line saying how to make one), a ledger cannot be read,
-        or ``template`` has no run in them.
+        When ``folder`` is given and there is no ledger there (one line saying how to make one), a
+        ledger cannot be read, or ``template`` has no run in them.
     """
     root = project_root()
     where = Path(folder).expanduser() if str(folder).strip() else root / "reports"
     shown = shown_path(where.absolute(), root)
     files = ledger_files(where)
+    if not files and not str(folder).strip():
+        return History(rows=(), template=template, folder=shown, missing=_NOTHING_YET.format(folder=shown))
     if not files:
         raise InputError(
             shown,
@@ -141,6 +156,8 @@ def title(history: History) -> Markdown:
     """The page's heading and one paragraph: which runs it shows, from when to when, and how a
     run is marked."""
     rows = history.rows
+    if not rows:
+        return Markdown(f"# History\n\n{_md(history.missing)}")
     numbered = _numbered(rows)
     what = f"template {_md(history.template)}" if history.template else "workbench grade --out"
     systems = list(dict.fromkeys(lineage(rows)))
@@ -156,7 +173,7 @@ def title(history: History) -> Markdown:
         f"{len(systems)} system{'s' if len(systems) != 1 else ''}: {', '.join(_md(s) for s in systems)}. "
         "Each point is a run's accuracy with its 95% interval (conversations resampled); a ringed point "
         "differs from the system's run before on the items both answered (paired McNemar test, p < 0.05 "
-        f"after Holm's adjustment across every group and run shown). Click a run to open its report.{others}"
+        f"after Holm's adjustment across every group and run shown). A run's number in the table opens its report.{others}"
     )
 
 
@@ -186,17 +203,36 @@ def _md(text: str) -> str:
     return "".join(f"\\{c}" if c in "\\`*_{}[]<>()#+!|$~" else c for c in text)
 
 
+#: The columns of :func:`runs`.
+_RUNS_SCHEMA = {
+    "run": pl.Int32,
+    "date": pl.String,
+    "system": pl.String,
+    "accuracy": pl.Float64,
+    "low": pl.Float64,
+    "high": pl.Float64,
+    "n_turns": pl.Int64,
+    "change": pl.Float64,
+    "newly_failing": pl.Int64,
+    "newly_passing": pl.Int64,
+    "differs": pl.String,
+    "href": pl.String,
+}
+
+
 def runs(history: History, over: pl.DataFrame, items: pl.DataFrame, marks: pl.DataFrame) -> pl.DataFrame:
     """One row per run and system, newest first: ``run, date, system, accuracy, low, high,
     n_turns, change, newly_failing, newly_passing, differs, href`` (``differs``: the
     groups where the run differs from the one before, in words; ``href``: its report)."""
+    if over.is_empty():
+        return pl.DataFrame(schema=_RUNS_SCHEMA)
     overall = over.filter(pl.col("slice") == "overall").sort("run", "system")
     said: dict[tuple[int, str], list[str]] = {}
     for mark in marks.iter_rows(named=True):
         also = f"; also {mark['also']}" if mark["also"] else ""
         said.setdefault((mark["run"], mark["system"]), []).append(
             f"{group_words(mark['slice'], mark['group'])}: {formats.percent(mark['accuracy_before'])} -> "
-            f"{formats.percent(mark['accuracy_now'])}, p = {formats.p_value(mark['p_holm'])}{also}"
+            f"{formats.percent(mark['accuracy_now'])}, {p_text(mark['p_holm'])}{also}"
         )
     run_ids = dict(zip(over["run"].to_list(), over["run_id"].to_list(), strict=True))
     table = overall.join(items, on=["run", "system"], how="left").with_columns(
@@ -248,6 +284,22 @@ def lineage(rows: Sequence[LedgerRow]) -> list[str]:
     return names
 
 
+#: The columns of :func:`over_runs` (its empty table's too).
+_OVER_SCHEMA = {
+    "run": pl.Int32,
+    "run_id": pl.String,
+    "created_at": pl.String,
+    "report": pl.String,
+    "system": pl.String,
+    "slice": pl.String,
+    "group": pl.String,
+    "n_turns": pl.Int64,
+    "accuracy": pl.Float64,
+    "low": pl.Float64,
+    "high": pl.Float64,
+}
+
+
 def over_runs(rows: Sequence[LedgerRow], *, n_boot: int = 1000, seed: int = 0) -> pl.DataFrame:
     """``run, run_id, created_at, report, system, slice, group, n_turns, accuracy, low, high``:
     one row per run, system and slice group (``system`` as :func:`lineage` names it)."""
@@ -271,7 +323,7 @@ def over_runs(rows: Sequence[LedgerRow], *, n_boot: int = 1000, seed: int = 0) -
                 "high",
             )
         )
-    return pl.concat(parts) if parts else pl.DataFrame()
+    return pl.concat(parts) if parts else pl.DataFrame(schema=_OVER_SCHEMA)
 
 
 def run_changes(rows: Sequence[LedgerRow]) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -3,9 +3,9 @@ history section of ``index.html``); the tables come from :mod:`workbench.report.
 
 * :func:`accuracy_over_runs`: each system's accuracy run after run with its 95% interval; a run
   that differs from the system's run before (McNemar, Holm) is ringed in red, its hover naming
-  the groups; each run's tick links to its report (plotly keeps a relative link on a page
-  served over HTTP; a page opened from a file shows the run's number only, and the table's link
-  opens the report).
+  the groups. Each point carries its run's report link as ``customdata`` (for a page script's
+  click); the axis's ticks are plain numbers, not links: plotly drops a relative link on a page
+  opened from a file, so the table's run numbers are the links that always work.
 * :func:`slice_over_runs`: the same for each group of one slice, a small chart per group (two
   columns), the groups of fewer than :data:`~workbench.analysis.slices.MIN_GROUP_N` items left out
   and said so.
@@ -32,7 +32,7 @@ from workbench.views.blocks import HtmlBlock, first_page
 from workbench.views.html import Markup, macro
 from workbench.views.plots import no_data, plot_text
 
-__all__ = ["accuracy_over_runs", "slice_over_runs", "runs_table", "index_section"]
+__all__ = ["accuracy_over_runs", "slice_over_runs", "runs_table", "index_section", "p_text"]
 
 _COLORS = ("#2563eb", "#ea580c", "#059669", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#9333ea")
 _MARK = "#dc2626"
@@ -60,9 +60,11 @@ def _traces(
     where: str,
     legend: bool,
     shift: float = 0.0,
+    links: Mapping[int, str] | None = None,
 ) -> list[go.Scatter]:
     """A system's line with interval bars, and its marked runs ringed (when there are any);
-    ``shift``: how far right of its run each point is drawn (the systems' bars side by side)."""
+    ``shift``: how far right of its run each point is drawn (the systems' bars side by side);
+    ``links``: each run's report, kept as the point's ``customdata``."""
     rows = part.sort("run").to_dicts()
     hovers = [_hover(r, system, where, marked.get((r["run"], system), "")) for r in rows]
     line = go.Scatter(
@@ -87,6 +89,7 @@ def _traces(
         marker={"color": color, "size": 7},
         hovertext=hovers,
         hovertemplate="%{hovertext}<extra></extra>",
+        customdata=[(links or {}).get(r["run"], "") for r in rows],
     )
     ringed = [(r, h) for r, h in zip(rows, hovers, strict=True) if (r["run"], system) in marked]
     if not ringed:
@@ -105,6 +108,18 @@ def _traces(
     return [line, ring]
 
 
+def p_text(p: float | None) -> str:
+    """A p-value in a sentence: ``p = 0.012``, ``p < 0.001``.
+
+    Examples
+    --------
+    >>> p_text(0.0123), p_text(0.00001)
+    ('p = 0.012', 'p < 0.001')
+    """
+    shown = formats.p_value(p)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
+
 def _marked(marks: pl.DataFrame, slice_name: str | None, group: str | None = None) -> dict[tuple[int, str], str]:
     """For each (run, system) ringed: the groups where it differs, in words. ``slice_name`` None:
     every group (the overall chart rings a run that differs anywhere); else that slice's groups
@@ -115,7 +130,7 @@ def _marked(marks: pl.DataFrame, slice_name: str | None, group: str | None = Non
             continue
         where = "overall" if m["slice"] == OVERALL else f"{slice_title(m['slice']).lower()} {m['group']}"
         text = f"{where} {formats.percent(m['accuracy_before'])} -> {formats.percent(m['accuracy_now'])}"
-        said.setdefault((m["run"], m["system"]), []).append(f"{text} (p = {formats.p_value(m['p_holm'])})")
+        said.setdefault((m["run"], m["system"]), []).append(f"{text} ({p_text(m['p_holm'])})")
     return {key: "; ".join(texts) for key, texts in said.items()}
 
 
@@ -124,12 +139,11 @@ def _shift(index: int, count: int) -> float:
     return (index - (count - 1) / 2) * 0.12
 
 
-def _run_ticks(runs: Sequence[int], links: Mapping[int, str]) -> dict[str, Any]:
-    """The x axis: one tick per run, a link to the run's report where it has one."""
+def _run_ticks(runs: Sequence[int]) -> dict[str, Any]:
+    """The x axis: a tick per run (every few runs when there are many)."""
     step = 1 if len(runs) <= 16 else math.ceil(len(runs) / 16)
     shown = list(runs)[::step]
-    text = [f'<a href="{links[r]}">{r}</a>' if links.get(r) else str(r) for r in shown]
-    return {"title": "run (oldest first)", "tickmode": "array", "tickvals": shown, "ticktext": text}
+    return {"title": "run (oldest first)", "tickmode": "array", "tickvals": shown, "ticktext": [str(r) for r in shown]}
 
 
 def _y_range(part: pl.DataFrame) -> list[float]:
@@ -157,19 +171,22 @@ def accuracy_over_runs(over: pl.DataFrame, marks: pl.DataFrame, links: Mapping[s
     marked = _marked(marks, None)
     fig = go.Figure()
     systems = list(dict.fromkeys(part["system"].to_list()))
+    hrefs = _run_links(over, links or {})
     for i, system in enumerate(systems):
         mine = part.filter(pl.col("system") == system)
         color, shift = _COLORS[i % len(_COLORS)], _shift(i, len(systems))
-        for trace in _traces(mine, marked, system=system, color=color, where="accuracy", legend=True, shift=shift):
+        for trace in _traces(
+            mine, marked, system=system, color=color, where="accuracy", legend=True, shift=shift, links=hrefs
+        ):
             fig.add_trace(trace)
     n_runs = part["run"].n_unique()
     subtitle = (
         f"{n_runs} runs. Bars: 95% interval. Ringed in red: the run differs from the system's run before "
-        "(paired McNemar, Holm). A run's number opens its report."
+        "(paired McNemar, Holm). The table below opens each run's report."
     )
     fig.update_layout(
         title={"text": "Accuracy over runs", "subtitle": {"text": _wrap(subtitle)}, "y": 0.97, "yanchor": "top"},
-        xaxis=_run_ticks(sorted(part["run"].unique().to_list()), _run_links(over, links or {})),
+        xaxis=_run_ticks(sorted(part["run"].unique().to_list())),
         yaxis={"title": "answered correctly", "tickformat": ".0%", "range": _y_range(part)},
         legend={"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0},
         hovermode="closest",
@@ -263,6 +280,8 @@ def runs_table(table: pl.DataFrame) -> HtmlBlock:
     """One row per run and system (:func:`workbench.report.history.runs`), newest first: the run's
     number links to its report; accuracy with its 95% interval; the change since the system's run
     before in points; the items newly failing and newly passing; where the run differs."""
+    if table.is_empty():
+        return HtmlBlock(str(macro("tables.html.j2", "note", "No runs to list.")))
     shown = table.select(
         "run",
         "date",

@@ -247,7 +247,7 @@ def test_the_build_makes_an_sdist_and_a_wheel_with_the_templates_and_the_demo(in
     with zipfile.ZipFile(installed.wheel) as wheel:
         names = set(wheel.namelist())
         templates = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb")) + ["bundled.yaml"]
-        assert len(templates) == 5
+        assert len(templates) == 6  # 01 to 05 and bundled.yaml
         for name in templates:
             assert wheel.read(f"workbench/notebooks/{name}") == (REPO / "notebooks" / name).read_bytes(), name
         for name in DEMO:
@@ -302,7 +302,7 @@ def test_copied_templates_run_as_they_are(session: Session, installed: Installed
     out = _check(session.outputs["copy"], "workbench templates copy").stdout
     shipped = installed.site / "workbench" / "notebooks"
     copies = sorted(p.name for p in (session.work / "mine").iterdir())
-    assert copies == sorted(p.name for p in shipped.iterdir() if p.is_file()) and len(copies) == 5
+    assert copies == sorted(p.name for p in shipped.iterdir() if p.is_file()) and len(copies) == 6
     assert all((session.work / "mine" / n).read_bytes() == (shipped / n).read_bytes() for n in copies)
     assert "copied: mine/01-overview.ipynb" in out
     _check(session.outputs["copied"], "workbench report --template mine/01-overview.ipynb --out out")
