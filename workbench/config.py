@@ -191,8 +191,10 @@ def system_names(paths: Sequence[str | Path]) -> tuple[str, ...]:
     absolute path: its stem, or its folder for a generic name (``predictions.jsonl``) or an
     lm-eval log (``<model>/samples_<task>_<time>.jsonl``: the folder is the model), so a file
     given as ``samples_gsm8k_...jsonl`` from inside its folder has the name it has from
-    anywhere else. Files of one run that would share a name keep it with their file's own
-    part after an ``@`` (``model@gsm8k_2025-...``), as a run folder does (``model@<time>``).
+    anywhere else. Files of one run that would share a name are told apart: a folder's name
+    with the file's own part after an ``@`` (``model@gsm8k_2025-...``, as a run folder gives
+    ``model@<time>``), a file's name with its folder first (``run-a/tora-70b``). Any name still
+    shared is refused when the files are read (name them with ``--system``).
 
     Examples
     --------
@@ -212,20 +214,13 @@ def system_names(paths: Sequence[str | Path]) -> tuple[str, ...]:
     names = [default_system_name(f) for f in files]
     shared = {name for name, n in Counter(names).items() if n > 1}
 
-    def own_part(file: Path) -> str:
-        stem = file.stem
-        return stem[len("samples_") :] if stem.lower().startswith("samples_") else stem
+    def told_apart(name: str, file: Path) -> str:
+        if name == file.stem:  # one file name in two folders: the folder first
+            return f"{file.parent.name}/{name}" if file.parent.name else name
+        own = file.stem[len("samples_") :] if file.stem.lower().startswith("samples_") else file.stem
+        return f"{name}@{own}"
 
-    told_apart = [
-        f"{name}@{own_part(f)}" if name in shared and name != f.stem else name
-        for name, f in zip(names, files, strict=True)
-    ]
-    # still shared (two files of one stem in one folder): the whole file name tells them apart
-    again = {name for name, n in Counter(told_apart).items() if n > 1}
-    return tuple(
-        f"{name.partition('@')[0]}@{f.name}" if name in again else name
-        for name, f in zip(told_apart, files, strict=True)
-    )
+    return tuple(told_apart(name, f) if name in shared else name for name, f in zip(names, files, strict=True))
 
 
 def _spread(name: str, values: list[str], n: int) -> list[str | None]:

@@ -124,7 +124,7 @@ def test_a_row_without_an_id_whose_gold_differs_from_the_row_with_its_question_i
             ],
             ("llama-7b@gsm8k_2025-09-09T13-42-42", "llama-7b@math_2025-09-09T13-42-42"),
         ),
-        (["/o/run/predictions.jsonl", "/o/run/predictions.csv"], ("run@predictions.jsonl", "run@predictions.csv")),
+        (["/a/tora-70b.jsonl", "/b/tora-70b.jsonl"], ("a/tora-70b", "b/tora-70b")),  # one name, two folders
     ],
 )
 def test_systems_are_named_by_one_rule(paths: list[str], names: tuple[str, ...]) -> None:
