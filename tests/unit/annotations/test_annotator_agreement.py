@@ -4,14 +4,12 @@ three-coder example in the krippendorff package's docs: nominal alpha 0.691), re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import krippendorff
 import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa, to_table
 
-from workbench.annotations import AnnotationStore
+from workbench.annotations import Store
 from workbench.annotations.agreement import ALPHA, KAPPA, OVERALL, agreement, decisions, disagreements
 from workbench.errors import UsageError
 from workbench.schema import ANNOTATION_CATEGORIES
@@ -25,13 +23,7 @@ CODERS = {
 }
 
 
-@pytest.fixture
-def store(tmp_path: Path):
-    with AnnotationStore(tmp_path / "a.sqlite") as opened:
-        yield opened
-
-
-def _fill(store: AnnotationStore, coders: dict[str, list[float]]) -> None:
+def _fill(store: Store, coders: dict[str, list[float]]) -> None:
     for name, values in coders.items():
         for unit, value in enumerate(values):
             if not np.isnan(value):
@@ -40,7 +32,7 @@ def _fill(store: AnnotationStore, coders: dict[str, list[float]]) -> None:
                 )
 
 
-def test_kappa_equals_the_published_value_and_statsmodels(store: AnnotationStore) -> None:
+def test_kappa_equals_the_published_value_and_statsmodels(store: Store) -> None:
     # Wikipedia's example: both yes 20, A yes B no 5, A no B yes 10, both no 15 -> kappa 0.4
     pairs = [(1, 1)] * 20 + [(1, 0)] * 5 + [(0, 1)] * 10 + [(0, 0)] * 15
     _fill(store, {"ana": [float(a) for a, _ in pairs], "bo": [float(b) for _, b in pairs]})
@@ -63,7 +55,7 @@ def test_kappa_equals_the_published_value_and_statsmodels(store: AnnotationStore
     assert agreement(store).equals(table)  # a fixed seed: the same figures every time
 
 
-def test_alpha_equals_the_published_value_and_krippendorff(store: AnnotationStore) -> None:
+def test_alpha_equals_the_published_value_and_krippendorff(store: Store) -> None:
     _fill(store, CODERS)
     table = agreement(store)
     overall = table.row(0, named=True)
@@ -78,7 +70,7 @@ def test_alpha_equals_the_published_value_and_krippendorff(store: AnnotationStor
     assert third["value"] == pytest.approx(krippendorff.alpha(reliability_data=binary, level_of_measurement="nominal"))
 
 
-def test_a_retracted_annotation_is_not_a_decision_and_the_latest_counts(store: AnnotationStore) -> None:
+def test_a_retracted_annotation_is_not_a_decision_and_the_latest_counts(store: Store) -> None:
     first = store.annotate(annotator="ana", record_id="r1", turn=0, category="mislabel")
     store.annotate(annotator="ana", record_id="r1", turn=0, category="other")
     store.annotate(annotator="bo", record_id="r1", turn=0, category="mislabel")
@@ -95,14 +87,14 @@ def test_a_retracted_annotation_is_not_a_decision_and_the_latest_counts(store: A
     ]
 
 
-def test_one_analyst_is_refused_in_one_line(store: AnnotationStore) -> None:
+def test_one_analyst_is_refused_in_one_line(store: Store) -> None:
     store.annotate(annotator="ana", record_id="r1", turn=0, category="mislabel")
     with pytest.raises(UsageError, match="agreement needs two analysts") as refused:
         agreement(store)
     assert "\n" not in str(refused.value) and "overlap" in str(refused.value)
 
 
-def test_a_third_analyst_adjudicates_a_disagreement_and_is_no_rater(store: AnnotationStore) -> None:
+def test_a_third_analyst_adjudicates_a_disagreement_and_is_no_rater(store: Store) -> None:
     from workbench.annotations.agreement import RULES, decided_by
 
     for record, ana, bo in [("r1", "mislabel", "mislabel"), ("r2", "other", "mislabel"), ("r3", "other", "mislabel")]:

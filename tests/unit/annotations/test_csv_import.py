@@ -7,17 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from workbench.annotations import DEFAULT_STORE_NAME, AnnotationStore, import_csv
+from workbench.annotations import Store, import_csv
 from workbench.errors import InputError
 
 
-@pytest.fixture
-def store(tmp_path: Path):
-    with AnnotationStore(tmp_path / DEFAULT_STORE_NAME) as opened:
-        yield opened
-
-
-def test_import_csv_happy_path(store: AnnotationStore, tmp_path: Path) -> None:
+def test_import_csv_happy_path(store: Store, tmp_path: Path) -> None:
     csv_path = tmp_path / "notes.csv"
     csv_path.write_text(
         "record_id,turn,category,system,corrected_answer,corrected_program,note,exclude,annotator\n"
@@ -47,7 +41,7 @@ def test_import_csv_happy_path(store: AnnotationStore, tmp_path: Path) -> None:
         ("r2,-1,other,", "turn"),
     ],
 )
-def test_import_csv_bad_line_writes_nothing(store: AnnotationStore, tmp_path: Path, bad_line: str, field: str) -> None:
+def test_import_csv_bad_line_writes_nothing(store: Store, tmp_path: Path, bad_line: str, field: str) -> None:
     csv_path = tmp_path / "notes.csv"
     csv_path.write_text(f"record_id,turn,category,exclude\nr1,0,mislabel,\n{bad_line}\nr3,0,other,\n")
     with pytest.raises(InputError) as caught:
@@ -58,7 +52,7 @@ def test_import_csv_bad_line_writes_nothing(store: AnnotationStore, tmp_path: Pa
     assert store.events().height == 0
 
 
-def test_import_csv_header_problems(store: AnnotationStore, tmp_path: Path) -> None:
+def test_import_csv_header_problems(store: Store, tmp_path: Path) -> None:
     csv_path = tmp_path / "notes.csv"
     csv_path.write_text("record_id,turn,category,colour\nr1,0,mislabel,red\n")
     with pytest.raises(InputError, match="unknown column 'colour'.*Fix: use only the columns record_id, turn"):
@@ -77,7 +71,7 @@ def test_import_csv_header_problems(store: AnnotationStore, tmp_path: Path) -> N
     assert store.events().height == 0
 
 
-def test_import_csv_accepts_a_quoted_note_over_several_lines(store: AnnotationStore, tmp_path: Path) -> None:
+def test_import_csv_accepts_a_quoted_note_over_several_lines(store: Store, tmp_path: Path) -> None:
     csv_path = tmp_path / "notes.csv"
     csv_path.write_text(
         'record_id,turn,category,note,exclude\nr1,0,mislabel,"see the table:\nrow 2, column 3",yes\nr2,1,other,,\n'
@@ -86,7 +80,7 @@ def test_import_csv_accepts_a_quoted_note_over_several_lines(store: AnnotationSt
     assert store.events().select("note", "exclude").rows() == [("see the table:\nrow 2, column 3", True), (None, False)]
 
 
-def test_import_csv_stores_text_as_written(store: AnnotationStore, tmp_path: Path) -> None:
+def test_import_csv_stores_text_as_written(store: Store, tmp_path: Path) -> None:
     """Issue 33: text read is data; notes beginning with -, +, @ or = are kept byte for byte (the
     defence against formulas is at CSV output, see tests/system/cli/test_csv_formulas.py)."""
     csv_path = tmp_path / "notes.csv"

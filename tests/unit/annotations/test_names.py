@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import workbench
-from workbench.annotations import AnnotationSession, AnnotationStore, QueueItem
+from workbench.annotations import AnnotationSession, QueueItem, Store, open_store
 from workbench.annotations.names import name_problem, resolve_name
 from workbench.errors import InputError, UsageError
 from workbench.pipeline.run import Run
@@ -27,12 +27,6 @@ def run() -> Run:
     )
 
 
-@pytest.fixture
-def store(tmp_path: Path):
-    with AnnotationStore(tmp_path / "a.sqlite") as opened:
-        yield opened
-
-
 @pytest.mark.parametrize("given", ["", "  ", "analyst", "Analyst ", "user", None])
 def test_an_empty_or_shared_name_means_ask(given: str | None) -> None:
     assert resolve_name(given, environ={}) is None
@@ -46,7 +40,7 @@ def test_a_name_is_kept_and_the_hub_user_wins() -> None:
     assert resolve_name("ana", environ={"JUPYTERHUB_USER": " "}) == "ana"
 
 
-def test_the_store_refuses_a_shared_name_and_a_model_error_without_its_system(store: AnnotationStore) -> None:
+def test_the_store_refuses_a_shared_name_and_a_model_error_without_its_system(store: Store) -> None:
     with pytest.raises(InputError, match="'analyst' is a shared default name") as refused:
         store.annotate(annotator="analyst", record_id="r1", turn=0, category="mislabel")
     assert "\n" not in str(refused.value)
@@ -56,7 +50,7 @@ def test_the_store_refuses_a_shared_name_and_a_model_error_without_its_system(st
 
 
 def test_an_unnamed_session_shows_items_and_saves_nothing_until_named(
-    run: Run, store: AnnotationStore, monkeypatch: pytest.MonkeyPatch
+    run: Run, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
     session = AnnotationSession.from_checks(store, run, annotator="analyst")
@@ -71,14 +65,14 @@ def test_an_unnamed_session_shows_items_and_saves_nothing_until_named(
     assert store.events()["annotator"].to_list() == ["ana"]
 
 
-def test_the_hub_user_signs_the_events(run: Run, store: AnnotationStore, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_hub_user_signs_the_events(run: Run, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUPYTERHUB_USER", "carla")
     session = AnnotationSession.from_checks(store, run, annotator="")
     session.submit(category="other")
     assert store.events()["annotator"].to_list() == ["carla"]
 
 
-def test_model_error_is_refused_where_the_answer_was_graded_right(run: Run, store: AnnotationStore) -> None:
+def test_model_error_is_refused_where_the_answer_was_graded_right(run: Run, store: Store) -> None:
     session = AnnotationSession.from_checks(store, run, annotator="ana")
     item = session.item()
     assert item is not None and item.correct is True and not item.model_error_allowed
@@ -87,7 +81,7 @@ def test_model_error_is_refused_where_the_answer_was_graded_right(run: Run, stor
     assert store.events().height == 0
 
 
-def test_model_error_on_a_gold_key_records_the_system_and_counts_as_done(run: Run, store: AnnotationStore) -> None:
+def test_model_error_on_a_gold_key_records_the_system_and_counts_as_done(run: Run, store: Store) -> None:
     record_id, turn = run.turns.filter(~pl.col("correct")).select("record_id", "turn").row(0)
     session = AnnotationSession(store, run, [QueueItem(record_id, turn, None)], annotator="ana")
     assert session.item().model_error_allowed
@@ -103,11 +97,10 @@ def test_model_error_on_a_gold_key_records_the_system_and_counts_as_done(run: Ru
 
 
 # --------------------------------------------------------------------------- overlap (issue 33, point 5)
-def test_overlap_shows_a_share_of_items_to_two_analysts_blind(run: Run, tmp_path: Path) -> None:
+def test_overlap_shows_a_share_of_items_to_two_analysts_blind(run: Run, store_location: str) -> None:
     from workbench.annotations.agreement import agreement
 
-    path = tmp_path / "shared.sqlite"
-    with AnnotationStore(path) as mine, AnnotationStore(path) as theirs:
+    with open_store(store_location) as mine, open_store(store_location) as theirs:
         ana = AnnotationSession.from_slice(mine, run, annotator="ana", failed_only=False, overlap=0.5, owner="k1")
         doubled = [k for k in ana.queue if ana.doubled(k)]
         assert 0 < len(doubled) < ana.total  # a share, chosen by the key: the same in every session
@@ -126,32 +119,30 @@ def test_overlap_shows_a_share_of_items_to_two_analysts_blind(run: Run, tmp_path
         assert table.row(0, named=True)["n"] == len(doubled)
 
 
-def test_overlap_outside_0_to_1_is_refused(run: Run, store: AnnotationStore) -> None:
+def test_overlap_outside_0_to_1_is_refused(run: Run, store: Store) -> None:
     with pytest.raises(UsageError, match="overlap is the share of items shown to two analysts"):
         AnnotationSession.from_checks(store, run, annotator="ana", overlap=1.5)
 
 
-def test_the_adjudication_queue_holds_the_disagreements_for_a_third_analyst(run: Run, tmp_path: Path) -> None:
+def test_the_adjudication_queue_holds_the_disagreements_for_a_third_analyst(run: Run, store: Store) -> None:
     from workbench.annotations.agreement import RULES, decided_by
     from workbench.annotations.queues import session_for
 
-    path = tmp_path / "shared.sqlite"
-    with AnnotationStore(path) as store:
-        turns = run.gold.turns.select("record_id", "turn").head(3).rows()
-        for (record_id, turn), (ana, bo) in zip(
-            turns, [("mislabel", "other"), ("other", "other"), ("mislabel", "missing_value")], strict=True
-        ):
-            store.annotate(annotator="ana", record_id=record_id, turn=turn, category=ana)
-            store.annotate(annotator="bo", record_id=record_id, turn=turn, category=bo)
-        cy = session_for(store, run, annotator="cy", queue="adjudicate")
-        assert [(k.record_id, k.turn) for k in cy.queue] == [turns[0], turns[2]]
-        assert cy.disputes()[(*turns[0], None)] == [("ana", "mislabel"), ("bo", "other")]
-        assert cy.n_done == 0
-        cy.submit(category="mislabel")
-        assert cy.n_done == 1 and (cy.current().record_id, cy.current().turn) == turns[2]
-        rules = {(r, t): rule for r, t, rule in decided_by(store).iter_rows()}
-        assert [rules[k] for k in turns] == [RULES[2], RULES[1], RULES[3]]
-        bo = session_for(store, run, annotator="bo", queue="adjudicate")
-        assert bo.current() is None  # bo rated the remaining turn: not bo's to adjudicate
-        with pytest.raises(UsageError, match="not one of checks, failed, adjudicate"):
-            session_for(store, run, annotator="cy", queue="nope")
+    turns = run.gold.turns.select("record_id", "turn").head(3).rows()
+    for (record_id, turn), (ana, bo) in zip(
+        turns, [("mislabel", "other"), ("other", "other"), ("mislabel", "missing_value")], strict=True
+    ):
+        store.annotate(annotator="ana", record_id=record_id, turn=turn, category=ana)
+        store.annotate(annotator="bo", record_id=record_id, turn=turn, category=bo)
+    cy = session_for(store, run, annotator="cy", queue="adjudicate")
+    assert [(k.record_id, k.turn) for k in cy.queue] == [turns[0], turns[2]]
+    assert cy.disputes()[(*turns[0], None)] == [("ana", "mislabel"), ("bo", "other")]
+    assert cy.n_done == 0
+    cy.submit(category="mislabel")
+    assert cy.n_done == 1 and (cy.current().record_id, cy.current().turn) == turns[2]
+    rules = {(r, t): rule for r, t, rule in decided_by(store).iter_rows()}
+    assert [rules[k] for k in turns] == [RULES[2], RULES[1], RULES[3]]
+    bo = session_for(store, run, annotator="bo", queue="adjudicate")
+    assert bo.current() is None  # bo rated the remaining turn: not bo's to adjudicate
+    with pytest.raises(UsageError, match="not one of checks, failed, adjudicate"):
+        session_for(store, run, annotator="cy", queue="nope")

@@ -1,5 +1,8 @@
 """The annotation session over a real graded run (the small ConvFinQA fixture): queues from
-a slice and from the checks, submit / skip / undo, progress, and the triage item."""
+a slice and from the checks, submit / skip / undo, progress, and the triage item.
+
+The store is conftest.py's ``store`` / ``store_location``: SQLite here, PostgreSQL in
+tests/system/postgres/test_store_suite_postgres.py."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import polars as pl
 import pytest
 
 import workbench
-from workbench.annotations import AnnotationSession, AnnotationStore, QueueItem, TraceView, TriageItem
+from workbench.annotations import AnnotationSession, QueueItem, Store, TraceView, TriageItem, open_store
 from workbench.errors import InputError, UsageError
 from workbench.grading.program import execute_program, literal_numbers, parse_program
 from workbench.pipeline.run import Run
@@ -38,12 +41,6 @@ def two_system_run() -> Run:
     )
 
 
-@pytest.fixture
-def store(tmp_path: Path):
-    with AnnotationStore(tmp_path / "annotations.sqlite") as opened:
-        yield opened
-
-
 def _failed_keys(run: Run) -> list[tuple[str, int, str]]:
     return (
         run.turns.filter(~pl.col("correct"))
@@ -54,7 +51,7 @@ def _failed_keys(run: Run) -> list[tuple[str, int, str]]:
 
 
 # --------------------------------------------------------------------------- queues
-def test_queue_from_slice_failed_turns(run: Run, store: AnnotationStore) -> None:
+def test_queue_from_slice_failed_turns(run: Run, store: Store) -> None:
     session = AnnotationSession.from_slice(store, run, annotator="ana")
     expected = _failed_keys(run)
     assert expected, "the fixture has failed turns"
@@ -63,7 +60,7 @@ def test_queue_from_slice_failed_turns(run: Run, store: AnnotationStore) -> None
     assert session.current() == QueueItem(*expected[0])
 
 
-def test_queue_from_slice_group(run: Run, store: AnnotationStore) -> None:
+def test_queue_from_slice_group(run: Run, store: Store) -> None:
     divide = run.turns.filter(pl.col("operation") == "divide")
     everything = AnnotationSession.from_slice(
         store, run, annotator="ana", slice_name="operation", group="divide", failed_only=False
@@ -81,7 +78,7 @@ def test_queue_from_slice_group(run: Run, store: AnnotationStore) -> None:
     assert 0 < failed.total < everything.total
 
 
-def test_queue_from_slice_refuses_bad_arguments(run: Run, store: AnnotationStore) -> None:
+def test_queue_from_slice_refuses_bad_arguments(run: Run, store: Store) -> None:
     with pytest.raises(UsageError, match="no group 'modulo'.*divide"):
         AnnotationSession.from_slice(store, run, annotator="ana", slice_name="operation", group="modulo")
     with pytest.raises(UsageError, match="slice_name and group go together"):
@@ -94,7 +91,7 @@ def test_queue_from_slice_refuses_bad_arguments(run: Run, store: AnnotationStore
         AnnotationSession(store, run, [QueueItem("nope", 0, None)], annotator="ana")
 
 
-def test_queue_from_checks_most_confident_first(run: Run, store: AnnotationStore) -> None:
+def test_queue_from_checks_most_confident_first(run: Run, store: Store) -> None:
     session = AnnotationSession.from_checks(store, run, annotator="ana")
     per_turn = run.checks.group_by("record_id", "turn").agg(pl.col("confidence").max())
     assert session.total == per_turn.height
@@ -106,7 +103,7 @@ def test_queue_from_checks_most_confident_first(run: Run, store: AnnotationStore
     assert session.current() == QueueItem(top["record_id"], top["turn"], None)
 
 
-def test_queue_from_checks_filters(run: Run, store: AnnotationStore) -> None:
+def test_queue_from_checks_filters(run: Run, store: Store) -> None:
     category = run.checks["category"].cast(pl.String)[0]
     only = AnnotationSession.from_checks(store, run, annotator="ana", categories=[category])
     assert only.total == run.checks.filter(pl.col("category") == category).select("record_id", "turn").n_unique()
@@ -119,7 +116,7 @@ def test_queue_from_checks_filters(run: Run, store: AnnotationStore) -> None:
 
 
 # --------------------------------------------------------------------------- moving and writing
-def test_submit_writes_and_advances(run: Run, store: AnnotationStore) -> None:
+def test_submit_writes_and_advances(run: Run, store: Store) -> None:
     session = AnnotationSession.from_slice(store, run, annotator="ana")
     first = session.current()
     event_id = session.submit(category="model_error", note="picked the wrong row", corrected_answer="4")
@@ -139,7 +136,7 @@ def test_submit_writes_and_advances(run: Run, store: AnnotationStore) -> None:
     assert set(item.annotation) == {c for c in ANNOTATION_EVENTS if c not in ("kind", "retracts")}
 
 
-def test_invalid_submit_writes_nothing_and_stays(run: Run, store: AnnotationStore) -> None:
+def test_invalid_submit_writes_nothing_and_stays(run: Run, store: Store) -> None:
     session = AnnotationSession.from_slice(store, run, annotator="ana")
     with pytest.raises(InputError, match="field 'corrected_program'"):
         session.submit(category="mislabel", corrected_program="divide(4,")
@@ -147,7 +144,7 @@ def test_invalid_submit_writes_nothing_and_stays(run: Run, store: AnnotationStor
     assert session.undo() is None
 
 
-def test_skip_previous_goto(run: Run, store: AnnotationStore) -> None:
+def test_skip_previous_goto(run: Run, store: Store) -> None:
     session = AnnotationSession.from_slice(store, run, annotator="ana", failed_only=False)
     session.skip()
     assert session.position == 1 and store.events().height == 0
@@ -166,7 +163,7 @@ def test_skip_previous_goto(run: Run, store: AnnotationStore) -> None:
     assert session.current() == session.queue[2]
 
 
-def test_undo_retracts_and_returns_to_the_item(run: Run, store: AnnotationStore) -> None:
+def test_undo_retracts_and_returns_to_the_item(run: Run, store: Store) -> None:
     session = AnnotationSession.from_slice(store, run, annotator="ana", failed_only=False)
     a = session.submit(category="other")
     session.skip()
@@ -185,9 +182,8 @@ def test_undo_retracts_and_returns_to_the_item(run: Run, store: AnnotationStore)
     assert a < b
 
 
-def test_two_sessions_on_one_file_see_each_others_work(run: Run, tmp_path: Path) -> None:
-    path = tmp_path / "shared.sqlite"
-    with AnnotationStore(path) as mine, AnnotationStore(path) as theirs:
+def test_two_sessions_on_one_store_see_each_others_work(run: Run, store_location: str) -> None:
+    with open_store(store_location) as mine, open_store(store_location) as theirs:
         ana = AnnotationSession.from_slice(mine, run, annotator="ana")
         bo = AnnotationSession.from_slice(theirs, run, annotator="bo")
         assert (ana.position, bo.position) == (0, 1)  # item 0 is on ana's screen: bo's queue skips it
@@ -201,7 +197,7 @@ def test_two_sessions_on_one_file_see_each_others_work(run: Run, tmp_path: Path)
         assert ana.n_done == 1 and mine.active()["annotator"].to_list() == ["ana"] and bo.position == 1
 
 
-def test_gold_and_system_annotations_are_different_keys(run: Run, store: AnnotationStore) -> None:
+def test_gold_and_system_annotations_are_different_keys(run: Run, store: Store) -> None:
     turn = run.turns.filter(~pl.col("correct")).row(0, named=True)
     gold_key = QueueItem(turn["record_id"], turn["turn"], None)
     system_key = QueueItem(turn["record_id"], turn["turn"], turn["system"])
@@ -212,7 +208,7 @@ def test_gold_and_system_annotations_are_different_keys(run: Run, store: Annotat
 
 
 # --------------------------------------------------------------------------- the item
-def test_item_from_a_failed_turn(run: Run, store: AnnotationStore) -> None:
+def test_item_from_a_failed_turn(run: Run, store: Store) -> None:
     session = AnnotationSession.from_slice(store, run, annotator="ana")
     session.goto(session.total - 1)  # a later turn of its conversation, so it has history
     key = session.current()
@@ -280,7 +276,7 @@ def test_item_from_a_failed_turn(run: Run, store: AnnotationStore) -> None:
     assert item.annotation is None
 
 
-def test_item_from_a_flag_carries_the_evidence(run: Run, store: AnnotationStore) -> None:
+def test_item_from_a_flag_carries_the_evidence(run: Run, store: Store) -> None:
     session = AnnotationSession.from_checks(store, run, annotator="ana")
     item = session.item()
     key = item.key
@@ -299,7 +295,7 @@ def test_item_from_a_flag_carries_the_evidence(run: Run, store: AnnotationStore)
     assert all(p is not None for *_, p in item.conversation)
 
 
-def test_system_less_item_of_a_two_system_run_has_no_prediction(two_system_run: Run, store: AnnotationStore) -> None:
+def test_system_less_item_of_a_two_system_run_has_no_prediction(two_system_run: Run, store: Store) -> None:
     session = AnnotationSession.from_checks(store, two_system_run, annotator="ana")
     item = session.item()
     assert item.key.system is None

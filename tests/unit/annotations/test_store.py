@@ -1,6 +1,10 @@
 """The annotation store: schema, validation on write, retraction, threads. Validation itself is
 in test_events.py, CSV import in test_csv_import.py; durability across processes (a SIGKILLed
-writer, two writing processes) in tests/system/reliability/test_store_durability.py."""
+writer, two writing processes) in tests/system/reliability/test_store_durability.py.
+
+The store is the ``store`` / ``store_location`` of conftest.py: these tests run on SQLite here and on
+PostgreSQL in tests/system/postgres/test_store_suite_postgres.py; ``test_sqlite_...`` tests are about
+the SQLite file only."""
 
 from __future__ import annotations
 
@@ -12,30 +16,38 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.annotations import DEFAULT_STORE_NAME, AnnotationStore, active_annotations, default_store_path
+from workbench.annotations import (
+    DEFAULT_STORE_NAME,
+    AnnotationStore,
+    Store,
+    active_annotations,
+    default_store_path,
+    open_store,
+)
 from workbench.errors import InputError, UsageError
 from workbench.schema import ANNOTATION_EVENTS, ANNOTATION_SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parents[3]
 
 
-@pytest.fixture
-def store(tmp_path: Path):
-    with AnnotationStore(tmp_path / DEFAULT_STORE_NAME) as opened:
-        yield opened
-
-
-def _note(store: AnnotationStore, **fields) -> int:
+def _note(store: Store, **fields) -> int:
     base = {"annotator": "ana", "record_id": "r1", "turn": 0, "category": "mislabel"}
     return store.annotate(**{**base, **fields})
 
 
 # --------------------------------------------------------------------------- file and schema
-def test_default_store_path(tmp_path: Path) -> None:
+def test_sqlite_default_store_path(tmp_path: Path) -> None:
     assert default_store_path(tmp_path) == tmp_path / "annotations.sqlite"
 
 
-def test_create_and_reopen_keeps_events(tmp_path: Path) -> None:
+def test_create_and_reopen_keeps_events(store_location: str) -> None:
+    with open_store(store_location) as store:
+        first = _note(store, note="first")
+    with open_store(store_location, create=False) as again:
+        assert again.events().select("event_id", "note").rows() == [(first, "first")]
+
+
+def test_sqlite_a_new_file_in_a_new_folder_is_wal_with_the_schema_version(tmp_path: Path) -> None:
     path = tmp_path / "sub" / "a.sqlite"
     with AnnotationStore(path) as store:
         first = _note(store, note="first")
@@ -48,20 +60,28 @@ def test_create_and_reopen_keeps_events(tmp_path: Path) -> None:
         conn.close()
 
 
-def test_connection_is_set_up_for_durability(store: AnnotationStore) -> None:
+def test_sqlite_connection_is_set_up_for_durability(tmp_path: Path) -> None:
+    store = AnnotationStore(tmp_path / DEFAULT_STORE_NAME)
     conn = store._connection()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL: the WAL is synced at every commit
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10_000
+    store.close()
 
 
-def test_missing_file_without_create_is_refused(tmp_path: Path) -> None:
+def test_a_missing_store_without_create_is_refused_and_not_made(store_location: str) -> None:
+    for _ in range(2):  # the refusal created nothing: refused again
+        with pytest.raises(UsageError, match="no annotation store (at|in) .*create=True"):
+            open_store(store_location, create=False)
+
+
+def test_sqlite_missing_file_without_create_is_not_created(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="no annotation store at .*create=True"):
         AnnotationStore(tmp_path / "none.sqlite", create=False)
     assert not (tmp_path / "none.sqlite").exists()
 
 
-def test_events_schema_is_exactly_annotation_events(store: AnnotationStore) -> None:
+def test_events_schema_is_exactly_annotation_events(store: Store) -> None:
     assert store.events().schema == pl.Schema(ANNOTATION_EVENTS)  # empty store
     first = _note(store, system="claude", corrected_answer="1.5", corrected_program="divide(3, 2)", exclude=True)
     store.retract(first, annotator="bo")
@@ -81,15 +101,16 @@ def test_events_schema_is_exactly_annotation_events(store: AnnotationStore) -> N
     )
 
 
-def test_created_at_is_iso_utc_text_with_microseconds(store: AnnotationStore) -> None:
-    _note(store)
+def test_sqlite_created_at_is_iso_utc_text_with_microseconds(tmp_path: Path) -> None:
+    with AnnotationStore(tmp_path / DEFAULT_STORE_NAME) as store:
+        _note(store)
     conn = sqlite3.connect(store.path)
     (text,) = conn.execute("SELECT created_at FROM events").fetchone()
     conn.close()
     assert text.endswith("+00:00") and len(text.split(".")[1]) == len("123456+00:00")
 
 
-def test_file_with_another_schema_version_is_refused(tmp_path: Path) -> None:
+def test_sqlite_file_with_another_schema_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "a.sqlite"
     AnnotationStore(path).close()
     conn = sqlite3.connect(path)
@@ -102,7 +123,7 @@ def test_file_with_another_schema_version_is_refused(tmp_path: Path) -> None:
     assert "Fix:" in message
 
 
-def test_other_files_are_refused(tmp_path: Path) -> None:
+def test_sqlite_other_files_are_refused(tmp_path: Path) -> None:
     other = tmp_path / "other.sqlite"
     conn = sqlite3.connect(other)
     conn.execute("CREATE TABLE things (x)")
@@ -116,8 +137,9 @@ def test_other_files_are_refused(tmp_path: Path) -> None:
         AnnotationStore(text)
 
 
-def test_check_constraints_guard_the_file_itself(store: AnnotationStore) -> None:
-    conn = sqlite3.connect(store.path)
+def test_sqlite_check_constraints_guard_the_file_itself(tmp_path: Path) -> None:
+    AnnotationStore(tmp_path / DEFAULT_STORE_NAME).close()
+    conn = sqlite3.connect(tmp_path / DEFAULT_STORE_NAME)
     insert = (
         "INSERT INTO events (kind, created_at, annotator, record_id, turn, category, exclude, retracts) "
         "VALUES (?, '2026-01-01T00:00:00.000000+00:00', 'ana', 'r', 0, ?, ?, ?)"
@@ -134,8 +156,8 @@ def test_check_constraints_guard_the_file_itself(store: AnnotationStore) -> None
     conn.close()
 
 
-def test_closed_store_is_a_usage_error(tmp_path: Path) -> None:
-    store = AnnotationStore(tmp_path / "a.sqlite")
+def test_closed_store_is_a_usage_error(store_location: str) -> None:
+    store = open_store(store_location)
     store.close()
     store.close()  # twice is fine
     with pytest.raises(UsageError, match="closed"):
@@ -143,26 +165,26 @@ def test_closed_store_is_a_usage_error(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- validation on write
-def test_annotate_validates_and_writes_nothing_when_invalid(store: AnnotationStore) -> None:
+def test_annotate_validates_and_writes_nothing_when_invalid(store: Store) -> None:
     with pytest.raises(InputError, match="field 'category'"):
         _note(store, category="Mislabel")
     assert store.events().height == 0
 
 
-def test_blank_optional_text_is_stored_as_null(store: AnnotationStore) -> None:
+def test_blank_optional_text_is_stored_as_null(store: Store) -> None:
     _note(store, corrected_answer="", corrected_program="  ", note="", system="")
     row = store.events().row(0, named=True)
     assert (row["corrected_answer"], row["corrected_program"], row["note"], row["system"]) == (None,) * 4
 
 
-def test_valid_program_forms_are_accepted(store: AnnotationStore) -> None:
+def test_valid_program_forms_are_accepted(store: Store) -> None:
     for program in ("subtract(60.94, 25.14), divide(#0, 25.14)", "(26.7 - 30.5) / 30.5", "table_sum(sales, none)"):
         _note(store, corrected_program=program)
     assert store.events().height == 3
 
 
 # --------------------------------------------------------------------------- retraction and active
-def test_retraction_row_and_errors(store: AnnotationStore) -> None:
+def test_retraction_row_and_errors(store: Store) -> None:
     first = _note(store, record_id="r9", turn=3, system="claude")
     undo = store.retract(first, annotator="bo")
     row = store.events().filter(pl.col("event_id") == undo).row(0, named=True)
@@ -179,7 +201,7 @@ def test_retraction_row_and_errors(store: AnnotationStore) -> None:
     assert store.events().height == 2  # the refused retractions wrote nothing
 
 
-def test_active_latest_wins_and_retracted_disappears(store: AnnotationStore) -> None:
+def test_active_latest_wins_and_retracted_disappears(store: Store) -> None:
     a = _note(store, category="mislabel")
     b = _note(store, category="unit_inconsistency", corrected_answer="18.77")
     gold_other_turn = _note(store, turn=1, category="other")
@@ -199,7 +221,7 @@ def test_active_latest_wins_and_retracted_disappears(store: AnnotationStore) -> 
     assert active_annotations(store.events().head(0)).height == 0
 
 
-def test_snapshot_changes_when_an_event_is_added(store: AnnotationStore) -> None:
+def test_snapshot_changes_when_an_event_is_added(store: Store, store_location: str) -> None:
     empty = store.snapshot()
     assert empty["n_events"] == 0 and empty["max_event_id"] == 0 and len(empty["sha256"]) == 64
     first = _note(store)
@@ -208,11 +230,11 @@ def test_snapshot_changes_when_an_event_is_added(store: AnnotationStore) -> None
     assert store.snapshot() == one  # reading does not change it
     store.retract(first, annotator="ana")
     assert store.snapshot()["sha256"] != one["sha256"]
-    with AnnotationStore(store.path) as again:
+    with open_store(store_location, create=False) as again:
         assert again.snapshot() == store.snapshot()
 
 
-def test_annotate_many_is_one_transaction(store: AnnotationStore) -> None:
+def test_annotate_many_is_one_transaction(store: Store) -> None:
     rows = [{"annotator": "ana", "record_id": "r", "turn": t, "category": "other"} for t in range(3)]
     assert store.annotate_many(rows) == [1, 2, 3]
     bad = [*rows, {"annotator": "ana", "record_id": "r", "turn": 9, "category": "nope"}]
@@ -224,7 +246,7 @@ def test_annotate_many_is_one_transaction(store: AnnotationStore) -> None:
     assert store.annotate_many([]) == []
 
 
-def test_threads_share_one_store(store: AnnotationStore) -> None:
+def test_threads_share_one_store(store: Store) -> None:
     ids: list[int] = []
 
     def work(name: str) -> None:
@@ -241,7 +263,7 @@ def test_threads_share_one_store(store: AnnotationStore) -> None:
 
 
 # --------------------------------------------------------------------------- issue 15: creation, empty files
-def test_a_new_store_is_created_whole_and_leaves_nothing_else(tmp_path: Path) -> None:
+def test_sqlite_a_new_store_is_created_whole_and_leaves_nothing_else(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "annotations.sqlite"
     with AnnotationStore(path) as store:
         assert store.snapshot()["n_events"] == 0
@@ -249,7 +271,7 @@ def test_a_new_store_is_created_whole_and_leaves_nothing_else(tmp_path: Path) ->
     assert sorted(p.name for p in path.parent.iterdir()) == ["annotations.sqlite"]
 
 
-def test_zero_byte_file_is_refused_in_one_line(tmp_path: Path) -> None:
+def test_sqlite_zero_byte_file_is_refused_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / DEFAULT_STORE_NAME
     path.touch()
     for create in (True, False):
