@@ -163,3 +163,31 @@ def test_the_page_is_readable_in_chromium(nights: Path, browser: Any, width: int
     index.screenshot(path=str(SHOTS / f"history-index-{width}x{height}.png"), full_page=True)
     page.close()
     index.close()
+
+
+HOSTILE = '<a href=x>s</a><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
+
+
+def test_a_hostile_system_name_stays_text(bundled_rows: list[LedgerRow], tmp_path: Path) -> None:
+    """A system named like markup is text in the run table, the index's section and the figure."""
+    from workbench.report import history
+    from workbench.report.index import write_index
+    from workbench.views import history as views
+
+    for index, tonight in enumerate(nightly(bundled_rows[:1], 2), start=1):
+        (tmp_path / f"n{index}.html").write_text("night")
+        append(
+            tmp_path / "ledger.sqlite",
+            [dataclasses.replace(r, system=HOSTILE, template="t", report=f"n{index}.html") for r in tonight],
+        )
+    found = history.open_history(str(tmp_path), page_folder=str(tmp_path))
+    over = history.over_runs(found.rows, n_boot=20)
+    items, marks = history.run_changes(found.rows)
+    markup = views.runs_table(history.runs(found, over, items, marks)).markup
+    page = write_index(tmp_path).read_text(encoding="utf-8")
+    for text in (markup, page[page.index("wb-history-index") :]):
+        assert "<script>window" not in text and "<img" not in text and "<a href=x>" not in text
+        assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in text
+    figure = views.accuracy_over_runs(over, marks, found.links)
+    assert {t.name for t in figure.data} == {HOSTILE.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")}
+    assert history.title(found).data.count("\\<script\\>") == 1  # Markdown-escaped in the heading's paragraph
