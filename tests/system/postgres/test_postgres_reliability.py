@@ -1,5 +1,6 @@
-"""Reliability on the server store: several writer processes and SIGKILLed writers lose no
-acknowledged event (what annotate() returned is in the database). Counted, never timed."""
+"""Reliability on the server store: several writer processes, SIGKILLed writers, and a server
+crashed and restarted under a writer lose no acknowledged event (what annotate() returned
+is in the database), and the writer says one line. Counted, never timed."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+
+from pg_harness import Cluster
 
 from workbench.annotations import open_store
 
@@ -52,3 +55,36 @@ def test_sigkill_of_a_writer_twenty_times_loses_no_acknowledged_event(pg_url: st
     lost = set(acknowledged) - stored
     assert not lost
     print(f"reliability (PostgreSQL): 20 SIGKILLs, {len(acknowledged)} acknowledged, {len(stored)} stored, 0 lost")
+
+
+def test_a_server_restarted_mid_write_keeps_what_was_acknowledged_and_the_writer_says_one_line(
+    pg_cluster: Cluster,
+) -> None:
+    """The server crashes (``pg_ctl stop -m immediate``: no shutdown checkpoint, WAL recovery at the
+    next start) under a writer saving as fast as it can on its open connection, then comes back:
+    every save acknowledged is in the database, and the writer says one line: the URL, that the
+    server failed while writing and the call was not acknowledged, the fix; no traceback."""
+    url = pg_cluster.url(pg_cluster.new_database())
+    open_store(url).close()
+    writer = _writer(url, 0, "w")
+    assert writer.stdout is not None
+    acknowledged = [int(writer.stdout.readline()) for _ in range(25)]  # writing steadily by now
+    pg_cluster.stop("immediate")
+    try:
+        rest, err = writer.communicate(timeout=120)  # a guard against a hang, not a measure
+    finally:
+        pg_cluster.start()
+    acknowledged += [int(line) for line in rest.split()]
+    assert writer.returncode == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    line = err.strip()
+    assert line.startswith(f"workbench: error: {url}: the PostgreSQL server failed while writing ("), line
+    assert "this call was not acknowledged, everything acknowledged before it is kept" in line and "Fix:" in line
+    with open_store(url, create=False) as store:
+        stored = set(store.events().get_column("event_id").to_list())
+    lost = set(acknowledged) - stored
+    assert not lost and len(acknowledged) == len(set(acknowledged)) >= 25
+    print(
+        f"reliability (PostgreSQL): server crashed and restarted mid-write, {len(acknowledged)} acknowledged, "
+        f"{len(stored)} stored, 0 lost; the writer said: {line}"
+    )
