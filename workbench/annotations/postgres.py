@@ -24,6 +24,7 @@ redacted URL (:func:`workbench.annotations.url.redact`). Give the password the l
 
 from __future__ import annotations
 
+import numbers
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -303,8 +304,9 @@ class PostgresStore:
         """Append a retraction of annotation ``event_id`` (undo); return the retraction's id."""
         if not isinstance(annotator, str) or not annotator.strip():
             raise UsageError(f"retract needs the annotator's name, got {annotator!r}. Fix: pass annotator='name'")
-        if isinstance(event_id, bool) or not isinstance(event_id, int):
+        if isinstance(event_id, bool) or not isinstance(event_id, numbers.Integral):
             raise UsageError(f"retract takes an event id (an integer), got {event_id!r}. Fix: pass the event_id")
+        event_id = int(event_id)  # numpy's integers too, as the SQLite store takes them
 
         def body(cur: Any) -> int:
             found = cur.execute(

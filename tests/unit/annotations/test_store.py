@@ -201,6 +201,19 @@ def test_retraction_row_and_errors(store: Store) -> None:
     assert store.events().height == 2  # the refused retractions wrote nothing
 
 
+def test_any_whole_number_type_is_an_event_id(store: Store) -> None:
+    """An id read back through numpy or pandas (``numpy.int64``) is an event id on every backend."""
+    import numpy as np
+
+    first = _note(store)
+    undo = store.retract(np.int64(first), annotator="bo")
+    assert store.events().filter(pl.col("event_id") == undo)["retracts"].to_list() == [first]
+    with pytest.raises(UsageError, match="an event id"):
+        store.retract(True, annotator="bo")  # a bool is not an id
+    with pytest.raises(UsageError, match="an event id"):
+        store.retract(1.0, annotator="bo")  # type: ignore[arg-type]
+
+
 def test_active_latest_wins_and_retracted_disappears(store: Store) -> None:
     a = _note(store, category="mislabel")
     b = _note(store, category="unit_inconsistency", corrected_answer="18.77")
