@@ -276,8 +276,15 @@ def report_title(benchmark: str, template: str) -> str:
     >>> report_title("math", "05-new-template")
     'MATH error report: 05-new-template'
 
+    A gold set of no benchmark (a plain table of questions and answers, ``"table"``, graded
+    without ``--benchmark``) is not named after one:
+
+    >>> report_title("table", "01-overview")
+    'Error report: overview'
     """
     page = _PAGES.get(template, (template, ""))[0]
+    if benchmark and benchmark not in BENCHMARK_NAMES:
+        return f"Error report: {page}"
     return f"{benchmark_name(benchmark)} error report: {page}"
 
 
