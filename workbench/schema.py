@@ -88,6 +88,7 @@ GOLD_TURNS: dict[str, pl.DataType] = {
     "has_duplicate_columns": pl.Boolean(),
     "has_non_numeric_values": pl.Boolean(),
     "doc_id": pl.String(),
+    "level": pl.String(),  # MATH's difficulty level as a number in text ("1" to "5"); null where the data has none
 }
 
 DOCUMENTS: dict[str, pl.DataType] = {
@@ -174,6 +175,7 @@ GRADED_TURNS: dict[str, pl.DataType] = {
     "graders_disagree": pl.Boolean(),  # the named grading policies disagree on this turn
     "dq_category": pl.String(),  # the most specific data-quality flag on the gold turn (null: none)
     "dq_confidence": pl.Float64(),
+    "level": pl.String(),  # MATH's difficulty level ("1" to "5"), from the gold; null where the data has none
     "raw_output": pl.String(),
     "gold_solution": pl.String(),
     "source_location": pl.String(),

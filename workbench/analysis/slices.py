@@ -4,7 +4,8 @@ a group label (a string), so any slice is one ``group_by`` away.
 The slices are the ones an analyst asks for (``../shared/DESIGN.md``, "Slices and error
 taxonomy"): the gold program's operation, rare operations, turn index, number of turns,
 type-2 flag, ``qa_split`` half, dependency distance, answer format, data-quality category,
-error type, and grader disagreement. :func:`long_slices` stacks them into one long frame
+MATH's level, error type, and grader disagreement. A slice only some data has (MATH's level) is
+chosen by default only for turns that have it (:attr:`Slice.present`). :func:`long_slices` stacks them into one long frame
 (one row per turn and slice), which is what the interval and comparison code consume.
 """
 
@@ -32,6 +33,7 @@ __all__ = [
     "slice_title",
     "plain_label",
     "in_group",
+    "present_slices",
 ]
 
 OVERALL = "overall"
@@ -56,6 +58,10 @@ class Slice:
     order
         The reading order of a category slice's known labels (``type 1`` before ``type 2``);
         empty when the groups are read largest first (see :func:`group_order`).
+    present
+        For a slice only some data has: an expression over the ``turns`` table, true when the
+        turns have it (MATH's level: some turn has one). Chosen by default only then, so a page of
+        turns without it has no section of one ``n/a`` group. ``None``: every run has the slice.
     """
 
     name: str
@@ -64,6 +70,7 @@ class Slice:
     description: str
     numeric: bool = False
     order: tuple[str, ...] = ()
+    present: pl.Expr | None = None
 
 
 def _text(column: str) -> pl.Expr:
@@ -127,6 +134,14 @@ SLICES: dict[str, Slice] = {
             "The most specific data-quality flag the detectors raised on the gold turn, or none.",
         ),
         Slice(
+            "level",
+            "MATH level",
+            _text("level").fill_null("n/a"),
+            "The MATH problem's difficulty level, 1 (easiest) to 5; n/a where the data gives none.",
+            True,
+            present=pl.col("level").is_not_null().any(),
+        ),
+        Slice(
             "error_type",
             "Error type",
             _text("error_type").fill_null("correct"),
@@ -146,17 +161,42 @@ SLICES: dict[str, Slice] = {
 _OUTCOME_SLICES = frozenset({"error_type"})
 
 
-def _names(names: Sequence[str] | None, *, outcomes: bool = True) -> list[str]:
+def _names(names: Sequence[str] | None, *, outcomes: bool = True, turns: pl.DataFrame | None = None) -> list[str]:
+    """The slices asked for, or by default every slice (without the outcome ones unless
+    ``outcomes``) that ``turns`` have (:attr:`Slice.present`)."""
     if names is None:
-        return [n for n in SLICES if outcomes or n not in _OUTCOME_SLICES]
+        chosen = [n for n in SLICES if outcomes or n not in _OUTCOME_SLICES]
+        return [n for n in chosen if turns is None or _present(SLICES[n], turns)]
     unknown = [n for n in names if n not in SLICES]
     if unknown:
         raise UsageError(f"no slice named {', '.join(unknown)}. Fix: use one of {', '.join(SLICES)}")
     return list(names)
 
 
+def _present(spec: Slice, turns: pl.DataFrame) -> bool:
+    if spec.present is None:
+        return True
+    columns = spec.present.meta.root_names()
+    return all(c in turns.columns for c in columns) and bool(turns.select(spec.present).item())
+
+
+def present_slices(turns: pl.DataFrame) -> list[str]:
+    """The names of the slices ``turns`` have (all but those whose :attr:`Slice.present` is false),
+    in :data:`SLICES` order: what a caller that records every slice records.
+
+    Examples
+    --------
+    >>> convfinqa = pl.DataFrame({"level": [None, None]}, schema={"level": pl.String})
+    >>> "level" in present_slices(convfinqa), "level" in present_slices(pl.DataFrame({"level": ["3", None]}))
+    (False, True)
+    """
+    return _names(None, turns=turns)
+
+
 def slice_labels(turns: pl.DataFrame, names: Sequence[str] | None = None) -> pl.DataFrame:
-    """Keys, outcomes and one label column per slice (named after the slice).
+    """Keys, outcomes and one label column per slice (named after the slice). A slice only some
+    data has (:attr:`Slice.present`), asked for by name of turns without its column (a table
+    written before the column was), labels every turn as its missing value (``n/a``).
 
     Examples
     --------
@@ -166,8 +206,15 @@ def slice_labels(turns: pl.DataFrame, names: Sequence[str] | None = None) -> pl.
     >>> slice_labels(t, ["operation"]).columns
     ['system', 'record_id', 'turn', 'correct', 'program_correct', 'operation']
     """
-    chosen = _names(names)
-    return turns.select(
+    chosen = _names(names, turns=turns)
+    absent = {
+        column
+        for name in chosen
+        if SLICES[name].present is not None
+        for column in SLICES[name].expr.meta.root_names()
+        if column not in turns.columns
+    }
+    return turns.with_columns(pl.lit(None, pl.String).alias(c) for c in sorted(absent)).select(
         "system",
         "record_id",
         "turn",
@@ -189,7 +236,7 @@ def long_slices(turns: pl.DataFrame, names: Sequence[str] | None = None, *, over
     >>> long_slices(t, ["operation"]).select("slice", "group").rows()
     [('overall', 'all'), ('overall', 'all'), ('operation', 'lookup'), ('operation', 'divide')]
     """
-    chosen = _names(names)
+    chosen = _names(names, turns=turns)
     labels = slice_labels(turns, chosen)
     if overall:
         labels = labels.with_columns(pl.lit("all").alias(OVERALL))
@@ -342,7 +389,7 @@ def slice_accuracy(
     [('all', 60, False), ('0', 30, False), ('1', 25, False), ('10', 5, True)]
     """
 
-    chosen = _names(names, outcomes=names is not None)
+    chosen = _names(names, outcomes=names is not None, turns=turns)
     if intervals:
         table = slice_intervals(long_slices(turns, chosen), value=value, n_boot=n_boot, level=level, seed=seed)
     else:

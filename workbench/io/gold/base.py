@@ -32,6 +32,7 @@ __all__ = [
     "Record",
     "make_dataset",
     "one_turn_row",
+    "level_text",
 ]
 
 Layout = Literal[
@@ -282,7 +283,10 @@ def one_turn_row(
     value: float | None,
     solution: str | None,
     program: str | None = None,
+    level: str | None = None,
 ) -> dict[str, Any]:
+    """The gold row of a single question (turn 0 of a one-turn record); ``level``: MATH's level
+    (:func:`level_text`), else ``None``."""
     return {
         "record_id": record_id,
         "turn": 0,
@@ -298,4 +302,25 @@ def one_turn_row(
         "has_duplicate_columns": None,
         "has_non_numeric_values": None,
         "doc_id": None,
+        "level": level,
     }
+
+
+def level_text(value: object) -> str | None:
+    """MATH's difficulty level as the ``level`` column holds it: the number as text.
+
+    MATH writes ``"Level 3"``, MATH-500 ``3`` and math-evaluation-harness outputs ``"3"``; all
+    read ``"3"``. A level that is not a number (MATH's ``"Level ?"``) is kept as written after
+    ``Level``; a missing or empty one is ``None``.
+
+    Examples
+    --------
+    >>> level_text("Level 3"), level_text(3), level_text(" 5 "), level_text("Level ?"), level_text(None)
+    ('3', '3', '5', '?', None)
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    text = str(value).strip()
+    if text[:5].lower() == "level":
+        text = text[5:].strip()
+    return text or None

@@ -8,7 +8,16 @@ from __future__ import annotations
 from workbench.errors import InputError
 from workbench.grading.extract import last_boxed
 from workbench.io.gold.answers import plain_number
-from workbench.io.gold.base import GoldDataset, GoldReader, GoldSource, Record, check_finite, make_dataset, one_turn_row
+from workbench.io.gold.base import (
+    GoldDataset,
+    GoldReader,
+    GoldSource,
+    Record,
+    check_finite,
+    level_text,
+    make_dataset,
+    one_turn_row,
+)
 from workbench.io.jsonfiles import require_object
 
 __all__ = ["READER", "KEYS", "detect", "read"]
@@ -23,7 +32,8 @@ def detect(source: GoldSource) -> bool:
 
 
 def read(source: GoldSource) -> GoldDataset:
-    """MATH-style problems: the id is ``unique_id`` (or ``id``) when present, else the position."""
+    """MATH-style problems: the id is ``unique_id`` (or ``id``) when present, else the position;
+    ``level`` (``"Level 3"`` or ``3``) is kept as the turn's ``level`` (:func:`level_text`)."""
     path, items = source.path, source.records or []
     rows = []
     seen: dict[str, str] = {}
@@ -53,7 +63,8 @@ def read(source: GoldSource) -> GoldDataset:
                 fix="put the final answer in \\boxed{...} in the solution, as MATH does",
             )
         check_finite(path, boxed, location=rec.location, field="solution")
-        rows.append(one_turn_row(record_id, problem, boxed, boxed, plain_number(boxed), solution))
+        level = None if obj.get("level") is None else level_text(rec.get("level", kind=(str, int)))
+        rows.append(one_turn_row(record_id, problem, boxed, boxed, plain_number(boxed), solution, level=level))
     return make_dataset(path, "math-problems", "math", rows, [])
 
 
