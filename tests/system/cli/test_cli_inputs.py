@@ -38,8 +38,12 @@ def test_a_gsm8k_file_without_turns_grades_with_a_map_and_nothing_else(
 ) -> None:
     code, out, err = _run(capsys, "grade", str(GSM8K_PLAIN), "--map", GSM8K_MAP, "--out", str(tmp_path / "plain"))
     assert code == 0, err
-    # said once, on standard error
-    assert _lines(err) == [f"workbench: note: no turn column in {GSM8K_PLAIN}: every row is turn 0 (single-turn)"]
+    # said once each, on standard error: which gold graded it (no dataset named), and single-turn
+    assert _lines(err) == [
+        f"workbench: note: no dataset was given: graded against the gold answers carried in {GSM8K_PLAIN.name}, "
+        "which are not on the bundled ConvFinQA dev set (--dataset FILE names another gold set)",
+        f"workbench: note: no turn column in {GSM8K_PLAIN}: every row is turn 0 (single-turn)",
+    ]
     summary = json.loads((tmp_path / "plain/summary.json").read_text(encoding="utf-8"))
     assert (summary["dataset"]["layout"], summary["dataset"]["benchmark"]) == ("carried-in-predictions", "gsm8k")
     turns = pl.read_parquet(tmp_path / "plain/turns.parquet").sort(pl.col("record_id").cast(pl.Int64))
@@ -53,7 +57,11 @@ def test_a_gsm8k_file_without_turns_grades_with_a_map_and_nothing_else(
     tora = tmp_path / "tora-code-34b.jsonl"
     tora.write_text("".join(TORA_CODE_34B.read_text(encoding="utf-8").splitlines(keepends=True)[:10]))
     code, _, err = _run(capsys, "grade", str(tora), "--out", str(tmp_path / "tora"))
-    assert code == 0 and "note" not in err
+    # the adapter knows its problems are single-turn: the one note says which gold graded them
+    assert code == 0 and _lines(err) == [
+        f"workbench: note: no dataset was given: graded against the gold answers carried in {tora.name}, "
+        "which are not on the bundled ConvFinQA dev set (--dataset FILE names another gold set)"
+    ]
     by_adapter = pl.read_parquet(tmp_path / "tora/turns.parquet").select("record_id", "correct")
     assert by_adapter.sort(pl.col("record_id").cast(pl.Int64))["correct"].to_list() == turns["correct"].to_list()
 

@@ -74,7 +74,7 @@ def test_bad_parameters_get_one_line_and_exit_2(runs: list[dict[str, Any]], caps
     base = ["report", "--template", "04-compare-systems"]
     line = _one_line(capsys, [*base, "-p", "max_rows=50"], 2)
     assert "template 04-compare-systems has no parameter 'max_rows'" in line
-    assert "dataset, predictions, systems, column_map, system_a, system_b, graded_dir, n_boot, seed" in line
+    assert "dataset, predictions, systems, column_map, benchmark, system_a, system_b, graded_dir, n_boot, seed" in line
     assert "a whole number (int), got 'many'" in _one_line(capsys, [*base, "-p", "n_boot=many"], 2)
     assert "-p n_boot=1000" in _one_line(capsys, [*base, "-p", "n_boot=2.5"], 2)
     assert "is not NAME=VALUE" in _one_line(capsys, [*base, "-p", "n_boot"], 2)
