@@ -191,26 +191,10 @@ def write_index(folder: Path) -> Path:
         render(
             "index.html.j2",
             entries=entries,
-            css=Markup(static_text("report.css") + static_text("index.css") + _HISTORY_CSS),
+            history=_history_section(folder, entries),
+            css=Markup(static_text("report.css") + static_text("index.css")),
         )
     )
-    # the history section goes last in <main>: index.html.j2 has no place for it yet (a
-    # '{{ history }}' before its '</main>' would be one); every value in it is escaped by its
-    # own template, and '</main>' is the page's own tag (escaped text cannot hold one)
-    history = _history_section(folder, entries)
-    if history:
-        page = page.replace("</main>", f"{history}</main>", 1)
     target = folder / INDEX_NAME
     write_atomic(target, lambda p: p.write_text(page, encoding="utf-8"))
     return target
-
-
-#: The history section's style (index.css has none for it yet).
-_HISTORY_CSS = (
-    ".wb-history-index ul{list-style:none;padding:0;margin:0}"
-    ".wb-history-index li{border:1px solid #e5e5e5;border-radius:6px;padding:8px 14px;margin:8px 0;font-size:14px;"
-    "overflow-wrap:anywhere}"
-    ".wb-history-index .wb-meta{color:#555;font-size:12px}"
-    ".wb-runs{font-variant-numeric:tabular-nums}"
-    ".wb-down{color:#b91c1c}.wb-up{color:#166534}"
-)

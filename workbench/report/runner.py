@@ -46,11 +46,11 @@ from workbench.grading import patterns
 from workbench.io.atomic import parquet_writer, write_atomic, write_atomic_set
 from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
 from workbench.pipeline.graded import graded_paths
+from workbench.pipeline.ledger import append_graded
 from workbench.pipeline.run import grade_run
 from workbench.report.index import index_folder, shown_paths, write_index
 from workbench.report.inputs import from_caller as _from_caller
 from workbench.report.inputs import notes_html, report_name, template_config
-from workbench.report.ledger import append_graded
 from workbench.report.sections import report_title
 from workbench.report.templates import (
     DEFAULT_TEMPLATE,

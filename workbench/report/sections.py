@@ -257,6 +257,7 @@ _PAGES: Mapping[str, tuple[str, str]] = MappingProxyType(
             "looks wrong, with the evidence.",
         ),
         "04-compare-systems": ("systems compared", ""),
+        "05-history": ("history of runs", ""),
     }
 )
 

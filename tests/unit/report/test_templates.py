@@ -52,7 +52,7 @@ def test_the_shipped_templates_are_the_notebooks_folder() -> None:
     assert (
         [t.name for t in list_templates()]
         == SHIPPED
-        == ["01-overview", "02-error-slices", "03-triage", "04-compare-systems"]
+        == ["01-overview", "02-error-slices", "03-triage", "04-compare-systems", "05-history"]
     )
     assert all(t.path == NOTEBOOKS / f"{t.name}.ipynb" and t.description for t in list_templates())
     assert [t.name for t in list_templates() if t.interactive] == ["03-triage"]
@@ -70,7 +70,7 @@ def test_a_template_is_found_by_name_from_any_folder_and_by_its_path(
         template_path("missing.ipynb")
     assert str(refused.value) == (
         "no template 'missing.ipynb'. Fix: use one of 01-overview, 02-error-slices, 03-triage, 04-compare-systems, "
-        "or the path of a notebook of your own (my/01-overview.ipynb)"
+        "05-history, or the path of a notebook of your own (my/01-overview.ipynb)"
     )
 
 
