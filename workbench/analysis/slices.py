@@ -135,7 +135,7 @@ SLICES: dict[str, Slice] = {
         ),
         Slice(
             "level",
-            "MATH level",
+            "Level",
             _text("level").fill_null("n/a"),
             "The MATH problem's difficulty level, 1 (easiest) to 5; n/a where the data gives none.",
             True,

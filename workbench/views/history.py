@@ -3,8 +3,9 @@ history section of ``index.html``); the tables come from :mod:`workbench.report.
 
 * :func:`accuracy_over_runs`: each system's accuracy run after run with its 95% interval; a run
   that differs from the system's run before (McNemar, Holm) is ringed in red, its hover naming
-  the groups. Each point carries its run's report link as ``customdata`` (for a page script's
-  click); the axis's ticks are plain numbers, not links: plotly drops a relative link on a page
+  the groups. Each point carries its run's report link as ``customdata`` and its trace the meta
+  ``{"opens": "customdata"}``: the page's script (``static/plots.js``) opens the link on a click. The
+  axis's ticks are plain numbers, not links: plotly drops a relative link on a page
   opened from a file, so the table's run numbers are the links that always work.
 * :func:`slice_over_runs`: the same for each group of one slice, a small chart per group (two
   columns), the groups of fewer than :data:`~workbench.analysis.slices.MIN_GROUP_N` items left out
@@ -66,7 +67,13 @@ def _traces(
     ``shift``: how far right of its run each point is drawn (the systems' bars side by side);
     ``links``: each run's report, kept as the point's ``customdata``."""
     rows = part.sort("run").to_dicts()
-    hovers = [_hover(r, system, where, marked.get((r["run"], system), "")) for r in rows]
+    hrefs = [(links or {}).get(r["run"], "") for r in rows]
+    hovers = [
+        _hover(r, system, where, marked.get((r["run"], system), ""))
+        + ("<br><i>click: open its report</i>" if h else "")
+        for r, h in zip(rows, hrefs, strict=True)
+    ]
+    opens = {"opens": "customdata"} if any(hrefs) else None
     line = go.Scatter(
         x=[r["run"] + shift for r in rows],
         y=[r["accuracy"] for r in rows],
@@ -89,21 +96,24 @@ def _traces(
         marker={"color": color, "size": 7},
         hovertext=hovers,
         hovertemplate="%{hovertext}<extra></extra>",
-        customdata=[(links or {}).get(r["run"], "") for r in rows],
+        customdata=hrefs,
+        meta=opens,
     )
-    ringed = [(r, h) for r, h in zip(rows, hovers, strict=True) if (r["run"], system) in marked]
+    ringed = [(r, h, link) for r, h, link in zip(rows, hovers, hrefs, strict=True) if (r["run"], system) in marked]
     if not ringed:
         return [line]
     ring = go.Scatter(
-        x=[r["run"] + shift for r, _ in ringed],
-        y=[r["accuracy"] for r, _ in ringed],
+        x=[r["run"] + shift for r, _, _ in ringed],
+        y=[r["accuracy"] for r, _, _ in ringed],
         mode="markers",
         name="differs from the run before",
         legendgroup="marked",
         showlegend=False,
         marker={"symbol": "circle-open", "size": 17, "color": _MARK, "line": {"width": 3, "color": _MARK}},
-        hovertext=[h for _, h in ringed],
+        hovertext=[h for _, h, _ in ringed],
         hovertemplate="%{hovertext}<extra></extra>",
+        customdata=[link for _, _, link in ringed],  # the ring is drawn over the point: a click lands on it
+        meta=opens,
     )
     return [line, ring]
 
@@ -182,7 +192,7 @@ def accuracy_over_runs(over: pl.DataFrame, marks: pl.DataFrame, links: Mapping[s
     n_runs = part["run"].n_unique()
     subtitle = (
         f"{n_runs} runs. Bars: 95% interval. Ringed in red: the run differs from the system's run before "
-        "(paired McNemar, Holm). The table below opens each run's report."
+        "(paired McNemar, Holm). A click on a point, or a run's number in the table below, opens its report."
     )
     fig.update_layout(
         title={"text": "Accuracy over runs", "subtitle": {"text": _wrap(subtitle)}, "y": 0.97, "yanchor": "top"},

@@ -64,6 +64,7 @@ def test_twelve_points_per_system_and_one_ring_on_run_9(nights: Path) -> None:
     assert all(t["error_y"]["array"] and len(t["error_y"]["arrayminus"]) == 12 for t in lines)
     # every point carries its night's report, for a click
     assert lines[0]["customdata"] == [f"night-{i:02d}.html" for i in range(1, 13)]
+    assert all(t["meta"] == {"opens": "customdata"} for t in overall["data"])  # plots.js opens them on a click
     (ring,) = [t for t in overall["data"] if t["name"] == RING]
     assert [round(x) for x in ring["x"]] == [9] and ring["x"][0] < 9  # the first system's point (left of 9)
     assert "operation divide" in ring["hovertext"][0]
@@ -154,6 +155,16 @@ def test_the_page_is_readable_in_chromium(nights: Path, browser: Any, width: int
     page.screenshot(path=str(SHOTS / f"history-{width}x{height}.png"), full_page=True)
     page.locator("table.wb-history").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"history-{width}x{height}-table.png"))
+    # a click on a point of the chart opens its run's report (plots.js follows the point's customdata)
+    point = page.locator(".plotly-figure").first.locator(".scatterlayer .trace").first.locator(".points path").nth(2)
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_url(re.compile(r"night-03\.html$"))
+    page.go_back()
+    page.wait_for_selector(".plotly-figure .main-svg")
     # a run's number opens its report
     page.locator("table.wb-history a", has_text=re.compile(r"^9$")).first.click()
     page.wait_for_url(re.compile(r"night-09\.html$"))
