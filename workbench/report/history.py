@@ -173,7 +173,8 @@ def title(history: History) -> Markdown:
         f"{len(systems)} system{'s' if len(systems) != 1 else ''}: {', '.join(_md(s) for s in systems)}. "
         "Each point is a run's accuracy with its 95% interval (conversations resampled); a ringed point "
         "differs from the system's run before on the items both answered (paired McNemar test, p < 0.05 "
-        f"after Holm's adjustment across every group and run shown). A run's number in the table opens its report.{others}"
+        f"after Holm's adjustment across every group and run shown). A click on a run's point, or on its number in the "
+        f"table, opens its report.{others}"
     )
 
 
