@@ -263,15 +263,16 @@ def needs_worker(
     has_prediction: bool = True,
     predicted_program: str | None = None,
     gold_program: str | None = None,
+    output: str | None = None,
 ) -> bool:
     """Whether grading a turn is known, before it is graded, to call (or be likely to call) a
     worker process (:mod:`workbench.grading.limits`): a prediction graded by a ``math_verify``
     policy; one compared with SymPy by a symbolic policy because the answers are LaTeX
-    (``kind='latex'``, a LaTeX gold set: ``latex_gold``, or a gold ``gold`` with maths markup); or a
-    predicted program that differs from the gold program (their comparison may end in SymPy).
+    (``kind='latex'``, a LaTeX gold set: ``latex_gold``, a gold ``gold`` with maths markup, or,
+    when it is given, an ``output`` with maths markup: the predicted answer, else the raw output);
+    or a predicted program that differs from the gold program (their comparison may end in SymPy).
 
-    A call that depends on the prediction's text (an answer in LaTeX) is not foreseen: it starts
-    a worker itself.
+    Whatever is not foreseen (an output not looked at) starts a worker at its first call.
 
     Examples
     --------
@@ -286,6 +287,10 @@ def needs_worker(
     False
     >>> needs_worker([], kind="auto", gold="7", predicted_program="add(3, 4)", gold_program="add(4, 3)")
     True
+    >>> needs_worker([POLICIES["symbolic"]], kind="auto", gold="7", output="so it is $\\frac{14}{2}$")
+    True
+    >>> needs_worker([POLICIES["symbolic"]], kind="auto", gold="7", output="N/A")
+    False
     """
     if not has_prediction:
         return False
@@ -296,6 +301,8 @@ def needs_worker(
     if any(policy.matcher == "math_verify" for policy in policies):
         return True
     latex = kind == "latex" or patterns.MATH_MARKUP.search(gold) is not None
+    if output is not None and not is_no_answer(output):
+        latex = latex or patterns.MATH_MARKUP.search(output) is not None
     return any(
         policy.matcher == "cascade" and policy.numbers.symbolic and (latex or policy.numbers.latex_gold)
         for policy in policies

@@ -336,18 +336,32 @@ def _fast_grades(
     return keys, turns, per_policy
 
 
-def _needing_worker(rows: pl.DataFrame, policies: Sequence[GradingPolicy], kind: AnswerKind) -> int:
+#: Answered inputs whose outputs are looked at for maths markup before a run's grading starts (a
+#: run that writes LaTeX shows it at once); the others' first SymPy call starts the worker.
+LOOK_AHEAD = 1_000
+
+
+def _needing_worker(
+    rows: pl.DataFrame, policies: Sequence[GradingPolicy], kind: AnswerKind, *, outputs: bool = False
+) -> int:
     """How many of ``rows`` (distinct inputs) are known, before they are graded under ``policies``,
-    to call SymPy's worker (:func:`~workbench.grading.turn.needs_worker`, once per distinct gold
-    and pair of programs)."""
+    to call SymPy's worker (:func:`~workbench.grading.turn.needs_worker`): by their gold and pair of
+    programs (once per distinct one), and with ``outputs`` by their output too (row by row)."""
     if rows.is_empty():
         return 0
     # a column that is null throughout reads as absent (GSM8K has no programs): fewer keys to group by
     columns = ("gold_executed", "_has_prediction", "predicted_program", "gold_program")
     by = [c for c in columns if c in rows.columns and rows.get_column(c).null_count() < rows.height]
-    if not by:
-        return rows.height if needs_worker(policies, kind=kind, gold=None) else 0
-    found = rows.group_by(by).agg(pl.len().alias("_n"))
+    if outputs:
+        texts = [c for c in ("predicted_answer", "raw_output") if c in rows.columns]
+        found = rows.select(
+            *by, pl.coalesce(texts).alias("_output") if texts else pl.lit(None, pl.String).alias("_output")
+        )
+        found = found.with_columns(pl.lit(1, pl.UInt32).alias("_n"))
+    elif by:
+        found = rows.group_by(by).agg(pl.len().alias("_n"))
+    else:
+        found = pl.DataFrame({"_n": [rows.height]})
     return sum(
         row["_n"]
         for row in found.iter_rows(named=True)
@@ -358,6 +372,7 @@ def _needing_worker(rows: pl.DataFrame, policies: Sequence[GradingPolicy], kind:
             has_prediction=bool(row.get("_has_prediction", True)),
             predicted_program=row.get("predicted_program"),
             gold_program=row.get("gold_program"),
+            output=row.get("_output"),
         )
     )
 
@@ -447,7 +462,9 @@ def _grade_rows(
     unique, index = distinct(keyed, [*inputs, "_table"])
     if _on_distinct is not None:
         _on_distinct(unique.height)
-    if _needing_worker(unique, [policy, *also], kind):
+    graded_by = [policy, *also]
+    answered = unique.filter(pl.col("_has_prediction")).head(LOOK_AHEAD)
+    if _needing_worker(unique, graded_by, kind) or _needing_worker(answered, graded_by, kind, outputs=True):
         start_worker()  # SymPy's worker imports while the fast path grades
     fast_keys, fast_turns, fast_policies = (
         _fast_grades(unique, tables, policy, also, kind, workers)
@@ -458,7 +475,7 @@ def _grade_rows(
     slow_keys = slow["_key"].to_list()
     items = _items(slow.drop("_key"), tables)
     n_inputs = unique.height
-    waiting = _needing_worker(slow, [policy, *also], kind)
+    waiting = _needing_worker(slow, [policy, *also], kind, outputs=True)
     del keyed, unique, slow  # the distinct inputs' text (0.5 GB for a million outputs) is read
     graded = map_chunks(
         partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers, waiting=waiting

@@ -17,7 +17,7 @@ from workbench.config import resolve
 from workbench.grading.limits import shutdown_workers
 from workbench.grading.policies import POLICIES
 from workbench.grading.workers import POOL
-from workbench.io.gold import GoldDataset
+from workbench.io.gold import GoldDataset, load_gold
 from workbench.io.predictions import load_predictions
 from workbench.pipeline import grade
 from workbench.pipeline.grade import grade_predictions
@@ -124,3 +124,13 @@ def test_latex_rows_are_shared_among_threads(tmp_path: Path, calls: list[dict[st
     assert [c["call"] for c in calls].count("start_worker") == 1
     waiting = [c["waiting"] for c in calls if c["call"] == "map_chunks"]
     assert max(waiting) == 40 >= parallel.THREAD_CHUNK
+
+
+def test_outputs_in_latex_start_the_worker_ahead(
+    gsm8k_small_path: Path, gsm8k_small_runs: dict[str, Path], calls: list[dict[str, Any]]
+) -> None:
+    """ToRA's GSM8K outputs write LaTeX (``\\boxed{}``): an answer the fast path leaves to the
+    cascade may go to SymPy, so the worker starts ahead, as soon as the first outputs are read."""
+    gold = load_gold(gsm8k_small_path)
+    grade_predictions(gold, load_predictions(gsm8k_small_runs["tora-70b"]), also=WITHOUT_MATH_VERIFY, checks=False)
+    assert [c["call"] for c in calls].count("start_worker") == 1
