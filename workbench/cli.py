@@ -215,6 +215,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE.yaml",
         help="run a batch of reports listed in a YAML file (see workbench.report.batch); the other options must be unset",
     )
+    report.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --config: run N reports at once (default: the cores this process may use, at most 2; "
+        "1 runs them one after another, with progress bars); their lines are printed in the batch's order",
+    )
     report.add_argument("--quiet", action="store_true", help="no progress bar")
     _common(report)
 
@@ -520,7 +528,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from workbench.report import runner
-    from workbench.report.batch import ReportJob, load_batch
+    from workbench.report.batch import ReportJob, load_batch, run_batch
     from workbench.report.inputs import template_values
 
     if args.config is not None:
@@ -562,26 +570,21 @@ def _report(args: argparse.Namespace) -> int:
         )
         jobs = [ReportJob(args.template, parameters, args.out)]
     failures = 0
-    graded_sets: dict[str, runner.GradedSet] = {}  # each input set of the batch is graded once
     indexes: dict[Path, None] = {}  # the index pages rewritten, in order, each said once at the end
-    for index, job in enumerate(jobs, start=1):
+
+    def started(index: int, job: ReportJob) -> None:
         if len(jobs) > 1:
             _say(f"[{index}/{len(jobs)}] {job.template}", file=sys.stderr)
-        try:
-            result = runner.run_template(
-                job.template,
-                parameters=job.parameters,
-                out_dir=job.out_dir,
-                progress=not args.quiet,
-                graded_sets=graded_sets,
-            )
-        except (WorkbenchError, OSError) as exc:
-            if len(jobs) == 1:
-                raise
+
+    for outcome in run_batch(jobs, workers=args.jobs, progress=not args.quiet, started=started):
+        result, exc = outcome.result, outcome.error
+        if exc is not None or result is None:
+            if len(jobs) == 1 and exc is not None:
+                raise exc
             failures += 1
             kind = "report failed" if isinstance(exc, ReportError) else "error"
             text = _os_error_line(exc) if isinstance(exc, OSError) else str(exc)
-            _say(f"workbench: {kind}: {job.template}: {text}", file=sys.stderr)
+            _say(f"workbench: {kind}: {outcome.job.template}: {text}", file=sys.stderr)
             continue
         for line in result.notes:
             _say(f"workbench: note: {line}", file=sys.stderr)

@@ -22,21 +22,31 @@ package's demo set). Anchors and aliases (``&a``, ``*a``, ``<<: *a``) may be use
 whose aliases would expand to more than :data:`MAX_YAML_VALUES` values (a "billion laughs" file)
 or that refers to itself is refused before anything is expanded. Interactive templates (``03-triage``) are refused: they open in
 JupyterLab or Voila.
+
+:func:`run_batch` runs the reports: each input set graded once, in the batch's order, and the
+templates executed two at a time (``workbench report --config FILE --jobs N``; default: the
+cores this process may use, at most :data:`MAX_DEFAULT_JOBS`; ``--jobs 1`` runs them one after
+another). Whatever runs at once, each report's outcome comes back in the batch's order, a
+failing report does not stop the others, and every file is written atomically.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench.errors import InputError, UsageError
+from workbench.errors import InputError, UsageError, WorkbenchError
 from workbench.io.jsonfiles import read_text
 from workbench.io.paths import inside, safe_name
 from workbench.report.templates import check_batch_template
 
-__all__ = ["ReportJob", "load_batch", "MAX_YAML_VALUES"]
+if TYPE_CHECKING:
+    from workbench.report.runner import ReportResult
+
+__all__ = ["ReportJob", "Outcome", "load_batch", "run_batch", "default_jobs", "MAX_YAML_VALUES", "MAX_DEFAULT_JOBS"]
 
 #: Most values (scalars, lists and mappings, each alias counted as the copy it stands for)
 #: a batch file may hold; a real one holds a few hundred.
@@ -259,3 +269,142 @@ def load_batch(path: str | Path) -> list[ReportJob]:
         out = Path(entry["out"]) if entry.get("out") else default
         jobs.append(ReportJob(template=entry["template"], parameters=params, out_dir=out))
     return jobs
+
+
+#: The most reports a batch runs at once by default: a report keeps about one core busy (its
+#: kernel, then its page), and two at a time halve a batch on two cores.
+MAX_DEFAULT_JOBS = 2
+
+
+def default_jobs() -> int:
+    """How many reports a batch runs at once by default: the cores this process may use, at
+    most :data:`MAX_DEFAULT_JOBS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_DEFAULT_JOBS, cores))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One report of a batch once done: its place in the batch (from 1), the job, and its
+    result or the error that stopped it (a :class:`~workbench.errors.WorkbenchError` or an
+    ``OSError``; a :class:`~workbench.errors.ReportError` when a cell failed)."""
+
+    index: int
+    job: ReportJob
+    result: ReportResult | None = None
+    error: Exception | None = None
+
+
+def run_batch(
+    jobs: list[ReportJob],
+    *,
+    workers: int | None = None,
+    progress: bool = False,
+    started: Callable[[int, ReportJob], None] | None = None,
+) -> Iterator[Outcome]:
+    """Run a batch's reports and yield their outcomes in the batch's order.
+
+    Each input set is graded once (:func:`workbench.report.runner.grade_report`), in this
+    process and in the batch's order; with ``workers`` above 1 (default :func:`default_jobs`)
+    that many templates then run at once (each in its own kernel), each report's as soon as its
+    inputs are graded, and an outcome is yielded as soon as it and every report before it are
+    done. The index pages are written once all are done. With ``workers`` 1 (or one report) each
+    report runs here in turn, as :func:`~workbench.report.runner.run_template`; only then is
+    ``progress`` (papermill's bar) shown. ``started(index, job)`` is called just before a
+    report's outcome (one at a time: before it runs, then with its progress bar).
+
+    A report that fails gives an :class:`Outcome` with its error and the others still run.
+    """
+    from workbench.report import runner
+
+    workers = default_jobs() if workers is None else workers
+    if workers < 1:
+        raise UsageError(f"--jobs {workers}: expected 1 or more reports at once. Fix: give --jobs 1 or 2")
+    if workers == 1 or len(jobs) == 1:
+        graded_sets: dict[str, runner.GradedSet] = {}
+        for index, job in enumerate(jobs, start=1):
+            if started is not None:
+                started(index, job)
+            try:
+                result = runner.run_template(
+                    job.template,
+                    parameters=job.parameters,
+                    out_dir=job.out_dir,
+                    progress=progress,
+                    graded_sets=graded_sets,
+                )
+            except (WorkbenchError, OSError) as exc:
+                yield Outcome(index, job, error=exc)
+                continue
+            yield Outcome(index, job, result=result)
+        return
+    yield from _run_at_once(jobs, min(workers, len(jobs)), started)
+
+
+def _run_at_once(
+    jobs: list[ReportJob], workers: int, started: Callable[[int, ReportJob], None] | None
+) -> Iterator[Outcome]:
+    """:func:`run_batch` with ``workers`` reports at once: every report planned first (its
+    relative paths taken from the caller's folder), then, in the project root (where every
+    kernel runs and inputs are graded, so no report changes the folder under another), each
+    graded in turn here and handed to a thread that runs its kernel (a process of its own) and
+    writes its files. Each result names the index page it is listed in; the pages are written
+    at the end, once, so each lists every report of the batch."""
+    import contextlib
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from workbench.config import project_root
+    from workbench.report import runner
+    from workbench.report.index import INDEX_NAME, index_folder, write_index
+
+    plans: list[runner.ReportPlan | Exception] = []
+    for job in jobs:
+        try:
+            plans.append(runner.plan_report(job.template, parameters=job.parameters, out_dir=job.out_dir))
+        except (WorkbenchError, OSError) as exc:
+            plans.append(exc)
+    graded_sets: dict[str, runner.GradedSet] = {}
+    waiting: list[tuple[int, ReportJob, Future[ReportResult] | Exception, Path]] = []
+    indexes: dict[Path, None] = {}
+
+    def finished(block: bool) -> Iterator[Outcome]:
+        while waiting:
+            index, job, pending, folder = waiting[0]
+            value: ReportResult | Exception
+            if isinstance(pending, Future):
+                if not (block or pending.done()):
+                    return
+                try:
+                    value = pending.result()
+                except (WorkbenchError, OSError) as exc:
+                    value = exc
+            else:
+                value = pending
+            waiting.pop(0)
+            if started is not None:
+                started(index, job)
+            if isinstance(value, Exception):
+                yield Outcome(index, job, error=value)
+            else:
+                indexes[folder] = None
+                yield Outcome(index, job, result=replace(value, index=folder / INDEX_NAME))
+
+    with contextlib.chdir(project_root()), ThreadPoolExecutor(workers, thread_name_prefix="report") as pool:
+        for index, (job, plan) in enumerate(zip(jobs, plans, strict=True), start=1):
+            if isinstance(plan, Exception):
+                waiting.append((index, job, plan, Path()))
+                continue
+            try:
+                grading = runner.grade_report(plan, graded_sets)
+            except (WorkbenchError, OSError) as exc:
+                waiting.append((index, job, exc, Path()))
+            else:
+                future = pool.submit(runner.finish_report, plan, grading, progress=False, index=False)
+                waiting.append((index, job, future, index_folder(plan.out, plan.path.stem)))
+            yield from finished(block=False)
+        yield from finished(block=True)
+    for folder in indexes:
+        write_index(folder)

@@ -109,6 +109,13 @@ def _kernel_config() -> Any:
     return Config({"KernelManager": {"transport": "ipc", "ip": ip}})
 
 
+#: The report kernel's one startup line (its IPython folder is the runner's own): jsonschema 4.25+
+#: imports ``rfc3987_syntax`` when it is installed, which builds an Earley parser at import (2-3 s of
+#: CPU; jsonschema issue #1428), for its "iri" format checks only. plotly's widgets import nbformat,
+#: hence jsonschema, in every kernel; no report validates an IRI.
+KERNEL_STARTUP = "import sys\nsys.modules.setdefault('rfc3987_syntax', None)\n"
+
+
 def _kernel_manager(ipython_dir: str = "") -> type:
     """The kernel manager papermill's client starts the template's kernel with: jupyter_client's
     own, except that it asks the kernel to shut down without interrupting it first.
@@ -137,6 +144,9 @@ def _kernel_manager(ipython_dir: str = "") -> type:
         async def _async_pre_start_kernel(self, **kw: Any) -> Any:
             if ipython_dir:
                 kw["env"] = {**kw.get("env", os.environ), "IPYTHONDIR": ipython_dir}
+                startup = Path(ipython_dir, "profile_default", "startup")
+                startup.mkdir(parents=True, exist_ok=True)
+                (startup / "00-workbench.py").write_text(KERNEL_STARTUP, encoding="utf-8")
             return await super()._async_pre_start_kernel(**kw)
 
         @default("kernel_spec_manager")
@@ -160,7 +170,8 @@ def run_template(
 
     A template that declares ``graded_dir`` gets its inputs graded here first, into
     ``<out_dir>/<name>.graded/`` (or the ``graded_dir`` given), and opens that folder instead
-    of grading; the manifest's figures and the verdicts are read from it.
+    of grading; the manifest's figures and the verdicts are read from it. A batch runs its three
+    steps apart (:func:`workbench.report.batch.run_batch`).
 
     Parameters
     ----------
@@ -189,6 +200,44 @@ def run_template(
         When a cell fails: the message names the cell and the error, and the partly
         executed notebook is kept.
     """
+    plan = plan_report(template, parameters=parameters, out_dir=out_dir)
+    grading = grade_report(plan, {} if graded_sets is None else graded_sets)
+    return finish_report(plan, grading, progress=progress)
+
+
+@dataclass(frozen=True)
+class ReportPlan:
+    """A report checked and named before it runs: template, declared (``known``) and given
+    parameters, folder, files' name (``slug``) and graded folder."""
+
+    path: Path
+    params: dict[str, Any]
+    known: dict[str, dict[str, Any]]
+    out: Path
+    slug: str
+    graded: Path
+
+
+@dataclass(frozen=True)
+class Grading:
+    """What grading a report's inputs gave: its graded folder written (else the template grades
+    itself), the notes to say, the notes its page shows."""
+
+    written: bool = False
+    notes: tuple[str, ...] = ()
+    shown_notes: tuple[str, ...] = ()
+
+
+def plan_report(
+    template: str = DEFAULT_TEMPLATE, *, parameters: dict[str, Any] | None = None, out_dir: str | Path | None = None
+) -> ReportPlan:
+    """Check a report's template and parameters, make its folder and name its files.
+
+    Raises
+    ------
+    UsageError
+        For an unknown template or parameter (the message lists the known ones).
+    """
     check_batch_template(template)
     path = template_path(template)
     params = _from_caller(parameters or {})
@@ -203,14 +252,34 @@ def run_template(
     )
     out.mkdir(parents=True, exist_ok=True)
     slug = report_name(params)
+    graded = Path(params["graded_dir"]) if params.get("graded_dir") else inside(out, f"{slug}.graded")
+    return ReportPlan(path=path, params=params, known=known, out=out, slug=slug, graded=graded)
+
+
+def grade_report(plan: ReportPlan, graded_sets: dict[str, GradedSet]) -> Grading:
+    """Write the plan's graded folder when its template declares ``graded_dir`` (once per input
+    set: ``graded_sets`` is filled in, :func:`_grade_once`, which may raise ``OSError``)."""
+    if "graded_dir" not in plan.known:
+        return Grading()
+    return Grading(*_grade_once(plan.known, plan.params, plan.graded, graded_sets))
+
+
+def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False, index: bool = True) -> ReportResult:
+    """Execute the plan's template on its graded folder, then write its notebook, page, verdicts
+    and manifest (each atomically), its ledger rows and, with ``index``, the index page.
+
+    Raises
+    ------
+    ReportError
+        When a cell fails: the message names the cell and the error, and the partly
+        executed notebook is kept.
+    """
+    path, params, out, slug, graded = plan.path, plan.params, plan.out, plan.slug, plan.graded
+    written, notes, shown_notes = grading.written, grading.notes, grading.shown_notes
     notebook_out = inside(out, f"{slug}.ipynb")
     html_out = inside(out, f"{slug}.html")
-    graded = Path(params["graded_dir"]) if params.get("graded_dir") else inside(out, f"{slug}.graded")
-    run_params, written = params, False
-    notes: tuple[str, ...] = ()
-    shown_notes: tuple[str, ...] = ()
-    if "graded_dir" in known:
-        written, notes, shown_notes = _grade_once(known, params, graded, {} if graded_sets is None else graded_sets)
+    run_params = params
+    if "graded_dir" in plan.known:
         # not graded here (bad inputs): the template grades itself, and its cell names the error
         run_params = {**params, "graded_dir": str(graded) if written else ""}
     with tempfile.TemporaryDirectory(prefix="workbench-ipython-") as ipython_dir:
@@ -263,9 +332,9 @@ def run_template(
         )
         if changes.unmatched:
             line += f"; {changes.unmatched}"
-    index = write_index(index_folder(out, path.stem))
+    index_page = write_index(index_folder(out, path.stem)) if index else None
     return ReportResult(
-        notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line, notes=notes, index=index
+        notebook=notebook_out, html=html_out, manifest=manifest_out, changes=line, notes=notes, index=index_page
     )
 
 
