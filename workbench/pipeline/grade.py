@@ -76,7 +76,7 @@ class GradedRun:
 
 
 #: Prediction columns that carry gold (they served to build or link the gold set).
-_CARRIED_GOLD = ("question", "gold_answer", "gold_solution")
+_CARRIED_GOLD = ("question", "gold_answer", "gold_solution", "level")
 
 
 def unmatched_rows(gold: GoldDataset, preds: pl.DataFrame) -> pl.DataFrame:
@@ -316,7 +316,7 @@ def _fast_grades(
         items = _items(unique[picked], tables)
         program = {c: t for c, t in _TURN.items() if c.startswith("program_")}
         if rest:
-            waiting = _needing_worker(unique[picked], rest, kind)
+            waiting = _needing_worker(unique[picked], _one_call_each(rest), kind, programs=False)
             grade = partial(_grade_chunk, policy=rest[0], also=rest[1:], kind=kind)
             graded = map_chunks(grade, items, workers=workers, waiting=waiting)
             from_cascade = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).select(list(program))
@@ -336,21 +336,35 @@ def _fast_grades(
     return keys, turns, per_policy
 
 
+def _one_call_each(policies: Sequence[GradingPolicy]) -> list[GradingPolicy]:
+    """The policies whose worker calls are made one input at a time (SymPy's comparisons of
+    answers): those that make rows wait on a worker each, worth a thread each. Math-Verify's are
+    batched (:func:`~workbench.grading.turn.prefetch_turns`: a few calls a chunk), and few program
+    pairs reach SymPy, so one worker serves those (``programs=False`` below)."""
+    return [p for p in policies if p.matcher != "math_verify"]
+
+
 #: Answered inputs whose outputs are looked at for maths markup before a run's grading starts (a
 #: run that writes LaTeX shows it at once); the others' first SymPy call starts the worker.
 LOOK_AHEAD = 1_000
 
 
 def _needing_worker(
-    rows: pl.DataFrame, policies: Sequence[GradingPolicy], kind: AnswerKind, *, outputs: bool = False
+    rows: pl.DataFrame,
+    policies: Sequence[GradingPolicy],
+    kind: AnswerKind,
+    *,
+    outputs: bool = False,
+    programs: bool = True,
 ) -> int:
     """How many of ``rows`` (distinct inputs) are known, before they are graded under ``policies``,
-    to call SymPy's worker (:func:`~workbench.grading.turn.needs_worker`): by their gold and pair of
-    programs (once per distinct one), and with ``outputs`` by their output too (row by row)."""
+    to call SymPy's worker (:func:`~workbench.grading.turn.needs_worker`): by their gold and, with
+    ``programs``, their pair of programs (once per distinct one), and with ``outputs`` by their
+    output too (row by row)."""
     if rows.is_empty():
         return 0
     # a column that is null throughout reads as absent (GSM8K has no programs): fewer keys to group by
-    columns = ("gold_executed", "_has_prediction", "predicted_program", "gold_program")
+    columns = ("gold_executed", "_has_prediction", *(("predicted_program", "gold_program") if programs else ()))
     by = [c for c in columns if c in rows.columns and rows.get_column(c).null_count() < rows.height]
     if outputs:
         texts = [c for c in ("predicted_answer", "raw_output") if c in rows.columns]
@@ -475,7 +489,7 @@ def _grade_rows(
     slow_keys = slow["_key"].to_list()
     items = _items(slow.drop("_key"), tables)
     n_inputs = unique.height
-    waiting = _needing_worker(slow, [policy, *also], kind, outputs=True)
+    waiting = _needing_worker(slow, _one_call_each([policy, *also]), kind, outputs=True, programs=False)
     del keyed, unique, slow  # the distinct inputs' text (0.5 GB for a million outputs) is read
     graded = map_chunks(
         partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers, waiting=waiting

@@ -93,7 +93,7 @@ def test_program_pairs_that_differ_start_the_worker_ahead(
     assert programs and all(c["waiting"] == 0 for c in programs)
 
 
-def test_math_verify_rows_start_the_worker_ahead_and_are_counted(
+def test_math_verify_rows_start_the_worker_ahead_and_share_one(
     dev_gold: GoldDataset, claude_run_path: Path, calls: list[dict[str, Any]]
 ) -> None:
     outputs = load_predictions(claude_run_path).head(40)
@@ -101,9 +101,9 @@ def test_math_verify_rows_start_the_worker_ahead_and_are_counted(
     assert [c["call"] for c in calls].count("start_worker") == 1
     chunked = [(c["items"], c["waiting"]) for c in calls if c["call"] == "map_chunks"]
     # the cascade grades Math-Verify on the 40 answered inputs (the fast path decides the other
-    # policies); the gold turns without an answer (no prediction) wait on nothing
-    assert (40, 40) in chunked
-    assert sum(waiting for _, waiting in chunked) == 40
+    # policies), in batched worker calls: one worker serves them, no thread each
+    assert (40, 0) in chunked
+    assert sum(waiting for _, waiting in chunked) == 0
 
 
 def test_latex_rows_are_shared_among_threads(tmp_path: Path, calls: list[dict[str, Any]]) -> None:
