@@ -115,6 +115,7 @@ PREDICTION_TARGETS: dict[str, bool] = {
     "upstream_correct": False,
     "upstream_answer": False,
     "predicted_unit": False,
+    "level": False,
 }
 
 PREDICTIONS: dict[str, pl.DataType] = {
@@ -130,6 +131,7 @@ PREDICTIONS: dict[str, pl.DataType] = {
     "upstream_correct": pl.Boolean(),  # the upstream grader's own verdict, when the file has one
     "upstream_answer": pl.String(),  # the answer the upstream harness extracted (ToRA's pred, lm-eval's filtered_resps)
     "predicted_unit": pl.String(),  # the unit the output declares for its answer ("percent", "raw"), when it does
+    "level": pl.String(),  # MATH's level carried inside the outputs (math-evaluation-harness lines), when they carry it
     "source_file": pl.String(),
     "source_location": pl.String(),  # "line 12", "record 3", "row 7"
 }

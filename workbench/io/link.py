@@ -21,6 +21,7 @@ import polars as pl
 from workbench.errors import InputError
 from workbench.grading import patterns
 from workbench.io.gold import Benchmark, GoldDataset, check_finite, executed_text, plain_number
+from workbench.io.gold.base import level_text
 from workbench.schema import DOCUMENTS, GOLD_TURNS
 
 __all__ = [
@@ -233,7 +234,7 @@ def gold_from_predictions(predictions: pl.DataFrame, *, source: str) -> GoldData
     """Build the gold dataset from the gold that travels inside the outputs.
 
     Use it when no dataset file is given. Each ``(record_id, turn)`` becomes a gold turn with
-    the row's ``question``, ``gold_answer`` and ``gold_solution``; rows without a record id
+    the row's ``question``, ``gold_answer``, ``gold_solution`` and MATH's ``level``; rows without a record id
     are keyed ``"q-" + question_key(question)``, so :func:`attach_record_ids` then links the
     predictions to these turns. Rows of several systems that answer the same record must
     carry the same gold answer (``"18"`` and ``"18.0"`` are the same).
@@ -267,7 +268,16 @@ def gold_from_predictions(predictions: pl.DataFrame, *, source: str) -> GoldData
     >>> gold.benchmark, gold.turns.height, gold.turns.row(0, named=True)["record_id"][:2]
     ('gsm8k', 1319, 'q-')
     """
-    wanted = ["record_id", "turn", "question", "gold_answer", "gold_solution", "source_file", "source_location"]
+    wanted = [
+        "record_id",
+        "turn",
+        "question",
+        "gold_answer",
+        "gold_solution",
+        "level",
+        "source_file",
+        "source_location",
+    ]
     present = [c for c in wanted if c in predictions.columns]
     turns: dict[tuple[str, int], dict[str, Any]] = {}
     where_of: dict[tuple[str, int], str] = {}
@@ -317,6 +327,7 @@ def gold_from_predictions(predictions: pl.DataFrame, *, source: str) -> GoldData
             "gold_value": plain_number(answer),
             "gold_program": None,
             "gold_solution": row.get("gold_solution"),
+            "level": level_text(row.get("level")),
         }
     if not turns:
         raise InputError(source, "no predictions to take gold from", fix="pass the dataset file")

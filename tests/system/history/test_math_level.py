@@ -95,3 +95,12 @@ def test_the_history_level_chart_draws_a_chart_per_level(
     assert [a.text for a in figure.layout.annotations] == [f"{level} (n = {sizes[level]})" for level in "12345"]
     lines = [t for t in figure.data if t.name != RING]
     assert len(lines) == 5 and all(len(t.x) == len(t.y) == 4 for t in lines)
+
+
+def test_a_math500_run_that_carries_its_gold_carries_its_levels(tmp_path: Path) -> None:
+    """Graded with its own gold (no dataset: the lines carry the answer and the level), as the bundled reports run it."""
+    assert main(["grade", str(RHO), "--out", str(tmp_path)]) == 0
+    (row,) = rows_from_graded(tmp_path, source="grade")
+    lines = [json.loads(line) for line in RHO.read_text(encoding="utf-8").splitlines()]
+    levels = {g["group"]: g["n"] for g in row.slices if g["slice"] == "level"}
+    assert levels == dict(Counter(str(o["level"]) for o in lines))

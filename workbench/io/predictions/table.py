@@ -257,6 +257,7 @@ def read_predictions(
                 "upstream_correct": _flag(obj.get(cmap.columns.get("upstream_correct", ""))),
                 "upstream_answer": _cell(path, location, obj, cmap.columns.get("upstream_answer", "")),
                 "predicted_unit": _cell(path, location, obj, cmap.columns.get("predicted_unit", "")),
+                "level": _cell(path, location, obj, cmap.columns.get("level", "")),
                 "source_file": str(path),
                 "source_location": location,
             }

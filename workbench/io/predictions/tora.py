@@ -38,7 +38,8 @@ def read(source: PredictionSource) -> Rows:
     ``score`` (a list like ``code``), read as ``upstream_correct``. Their ``pred`` is not taken
     as ``upstream_answer``: the harness normalised it as it did ``gt`` and lost content (Rho-Math
     CoT idx 4 "Evelyn.Ihopeitiscorrect", idx 102 "(+5)(b+2)" for the model's "(a+5)(b+2)"), so the
-    grader reads the model's own answer from ``code`` instead.
+    grader reads the model's own answer from ``code`` instead. Their ``level`` (MATH's) travels with
+    the gold, as the turn's level.
     """
     pairs = source.lines or []
     for n, obj in pairs:
@@ -66,10 +67,11 @@ def read(source: PredictionSource) -> Rows:
             "gold_answer": obj["answer"] if "answer" in obj else obj.get("gt"),
             "gold_solution": obj.get("gt_cot"),
             "upstream_correct": first_item(obj.get("score")),
+            "level": obj.get("level"),
         }
         for _, obj in pairs
     ]
-    return Rows(records, [f"line {n}" for n, _ in pairs], ADAPTER_COLUMNS)
+    return Rows(records, [f"line {n}" for n, _ in pairs], [*ADAPTER_COLUMNS, "level"])
 
 
 def _check_code(source: PredictionSource, n: int, obj: dict[str, Any]) -> None:
