@@ -267,6 +267,10 @@ def _words(run: Run) -> dict[str, str]:
     return {"benchmark": benchmark_name(run.gold.benchmark), "item": item, "items": f"{item}s"}
 
 
+#: Templates whose page spans runs of any benchmark (their title names none).
+_ACROSS_RUNS = frozenset({"05-history"})
+
+
 def report_title(benchmark: str, template: str) -> str:
     """The title of a template's page on ``benchmark`` (the runner's ``<title>``).
 
@@ -282,8 +286,15 @@ def report_title(benchmark: str, template: str) -> str:
 
     >>> report_title("table", "01-overview")
     'Error report: overview'
+
+    A page across runs (05-history reads ledgers of any benchmark) is named after none:
+
+    >>> report_title("", "05-history")
+    'Error reports: history of runs'
     """
     page = _PAGES.get(template, (template, ""))[0]
+    if template in _ACROSS_RUNS:
+        return f"Error reports: {page}"
     if benchmark and benchmark not in BENCHMARK_NAMES:
         return f"Error report: {page}"
     return f"{benchmark_name(benchmark)} error report: {page}"
