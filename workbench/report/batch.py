@@ -348,17 +348,20 @@ def _run_at_once(
     jobs: list[ReportJob], workers: int, started: Callable[[int, ReportJob], None] | None
 ) -> Iterator[Outcome]:
     """:func:`run_batch` with ``workers`` reports at once: every report planned first (its
-    relative paths taken from the caller's folder), then, in the project root (where every
+    relative paths taken from the caller's folder); then, in the project root (where every
     kernel runs and inputs are graded, so no report changes the folder under another), each
-    graded in turn here and handed to a thread that runs its kernel (a process of its own) and
-    writes its files. Each result names the index page it is listed in; the pages are written
-    at the end, once, so each lists every report of the batch."""
+    input set graded once, ``workers`` sets at a time in threads (SymPy's worker and polars
+    run outside the GIL), and each report handed to a thread that runs its kernel (a process of
+    its own) and writes its files as soon as its set is graded. Each result names the index page
+    it is listed in; the pages are written at the end, once, so each lists every report."""
     import contextlib
+    import warnings
     from concurrent.futures import Future, ThreadPoolExecutor
 
     from workbench.config import project_root
     from workbench.report import runner
     from workbench.report.index import INDEX_NAME, index_folder, write_index
+    from workbench.report.inputs import input_set
 
     plans: list[runner.ReportPlan | Exception] = []
     for job in jobs:
@@ -367,6 +370,7 @@ def _run_at_once(
         except (WorkbenchError, OSError) as exc:
             plans.append(exc)
     graded_sets: dict[str, runner.GradedSet] = {}
+    gradings: dict[str, Future[runner.Grading]] = {}  # the first report of each input set, graded
     waiting: list[tuple[int, ReportJob, Future[ReportResult] | Exception, Path]] = []
     indexes: dict[Path, None] = {}
 
@@ -392,19 +396,43 @@ def _run_at_once(
                 indexes[folder] = None
                 yield Outcome(index, job, result=replace(value, index=folder / INDEX_NAME))
 
-    with contextlib.chdir(project_root()), ThreadPoolExecutor(workers, thread_name_prefix="report") as pool:
-        for index, (job, plan) in enumerate(zip(jobs, plans, strict=True), start=1):
-            if isinstance(plan, Exception):
-                waiting.append((index, job, plan, Path()))
-                continue
-            try:
-                grading = runner.grade_report(plan, graded_sets)
-            except (WorkbenchError, OSError) as exc:
-                waiting.append((index, job, exc, Path()))
-            else:
-                future = pool.submit(runner.finish_report, plan, grading, progress=False, index=False)
-                waiting.append((index, job, future, index_folder(plan.out, plan.path.stem)))
-            yield from finished(block=False)
-        yield from finished(block=True)
+    with (
+        warnings.catch_warnings(),  # grading ignores warnings in each thread: the caller's filters come back
+        contextlib.chdir(project_root()),
+        ThreadPoolExecutor(workers, thread_name_prefix="grade") as graders,
+        ThreadPoolExecutor(workers, thread_name_prefix="report") as pool,
+    ):
+        keys: list[str | None] = []
+        for plan in plans:
+            key = None
+            if isinstance(plan, runner.ReportPlan) and "graded_dir" in plan.known:
+                config = input_set(plan.known, plan.params)
+                key = None if config is None else repr(config)
+                if key is not None and key not in gradings:
+                    gradings[key] = graders.submit(runner.grade_report, plan, {})
+            keys.append(key)
+        try:
+            for index, (job, plan, key) in enumerate(zip(jobs, plans, keys, strict=True), start=1):
+                if isinstance(plan, Exception):
+                    waiting.append((index, job, plan, Path()))
+                    continue
+                try:
+                    if key is not None and key not in graded_sets:  # the first report of its set
+                        grading = gradings[key].result()
+                        if grading.written:
+                            graded_sets[key] = runner.GradedSet(plan.graded, grading.notes)
+                    else:  # a later one gets a copy of the folder (or grades here: its inputs are not a set)
+                        grading = runner.grade_report(plan, graded_sets)
+                except (WorkbenchError, OSError) as exc:
+                    waiting.append((index, job, exc, Path()))
+                else:
+                    future = pool.submit(runner.finish_report, plan, grading, progress=False, index=False)
+                    waiting.append((index, job, future, index_folder(plan.out, plan.path.stem)))
+                yield from finished(block=False)
+            yield from finished(block=True)
+        except BaseException:  # Ctrl-C, or the caller stopped reading: nothing more starts
+            graders.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     for folder in indexes:
         write_index(folder)

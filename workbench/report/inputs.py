@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from workbench.config import RunConfig, locate, project_root, resolve, split_list, system_names
-from workbench.errors import UsageError
+from workbench.errors import UsageError, WorkbenchError
 
 __all__ = [
     "INPUT_PARAMETERS",
     "from_caller",
     "template_config",
+    "input_set",
     "report_name",
     "template_values",
     "notes_html",
@@ -88,6 +89,16 @@ def template_config(known: dict[str, dict[str, Any]], params: dict[str, Any]) ->
                 return None
     with contextlib.chdir(project_root()):
         return resolve(**values)
+
+
+def input_set(known: dict[str, dict[str, Any]], params: dict[str, Any]) -> RunConfig | None:
+    """The input set a report grades (:func:`template_config`), ``None`` when it cannot be resolved
+    here (the template then grades itself, and its cell names the error). Reports whose sets are
+    equal (``repr``: the key of a batch's graded sets) share one graded folder."""
+    try:
+        return template_config(known, params)
+    except WorkbenchError:
+        return None
 
 
 # --------------------------------------------------------------------------- report names

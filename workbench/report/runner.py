@@ -50,7 +50,7 @@ from workbench.pipeline.ledger import append_graded
 from workbench.pipeline.run import grade_run
 from workbench.report.index import index_folder, shown_paths, write_index
 from workbench.report.inputs import from_caller as _from_caller
-from workbench.report.inputs import notes_html, report_name, template_config
+from workbench.report.inputs import input_set, notes_html, report_name
 from workbench.report.sections import report_title
 from workbench.report.templates import (
     DEFAULT_TEMPLATE,
@@ -401,10 +401,7 @@ def _grade_once(
     OSError
         When the folder cannot be written.
     """
-    try:
-        config = template_config(known, params)
-    except WorkbenchError:
-        return False, (), ()
+    config = input_set(known, params)
     if config is None:
         return False, (), ()
     key = repr(config)
