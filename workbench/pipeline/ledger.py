@@ -36,7 +36,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.analysis.slices import SLICES, long_slices
+from workbench.analysis.slices import long_slices, present_slices
 from workbench.errors import InputError
 from workbench.io.manifest import read_manifest
 from workbench.io.paths import inside
@@ -151,7 +151,7 @@ def verdicts(turns: pl.DataFrame) -> pl.DataFrame:
     """The item verdicts the ledger keeps for each system: ``system, record_id, turn, slice,
     group, correct, answered`` (one row per turn and recorded slice, ``overall``/``all`` first;
     ``answered`` is false for a turn the system gave no prediction for)."""
-    names = [name for name in SLICES if name not in _NOT_RECORDED]
+    names = [name for name in present_slices(turns) if name not in _NOT_RECORDED]  # no all-n/a level
     long = long_slices(turns.with_columns(pl.col("status").cast(pl.String)), names)
     answered = turns.select(
         "system", "record_id", "turn", (pl.col("status").cast(pl.String) != "no_prediction").alias("answered")

@@ -220,7 +220,7 @@ def slice_over_runs(over: pl.DataFrame, marks: pl.DataFrame, slice_name: str) ->
     heading = f"Accuracy over runs by {label.lower()}"
     part = over.filter(pl.col("slice") == slice_name)
     if part.is_empty():
-        return no_data(heading, f"The ledger's runs have no {label.lower()} groups.")
+        return no_data(heading, f"There is no {label.lower()} in these runs.")
     newest = part.filter(pl.col("run") == pl.col("run").max().over("system"))
     sizes = newest.group_by("group").agg(pl.col("n_turns").min().alias("n_turns"), pl.col("slice").first())
     ordered = in_reading_order(sizes.with_columns(pl.lit("x").alias("system")))["group"].to_list()

@@ -70,15 +70,16 @@ def test_the_pages_slice_table_has_a_level_section(
 
 
 def test_a_convfinqa_history_says_it_has_no_level(bundled_rows: list[LedgerRow], tmp_path: Path) -> None:
-    """ConvFinQA has no levels: its ledger rows hold one n/a group, and the level chart says so in a sentence."""
-    assert {g["group"] for row in bundled_rows for g in row.slices if g["slice"] == "level"} == {"n/a"}
+    """ConvFinQA has no levels: its ledger rows hold no level group (no all-n/a rows), and the level chart
+    says so in a sentence."""
+    assert bundled_rows and not [g for row in bundled_rows for g in row.slices if g["slice"] == "level"]
     build_ledger(tmp_path / "ledger.sqlite", bundled_rows, 2)
     found = history.open_history(str(tmp_path), page_folder=str(tmp_path))
     over = history.over_runs(found.rows, n_boot=20)
     _, marks = history.run_changes(found.rows)
     figure = views.slice_over_runs(over, marks, "level")
     assert figure.data == ()
-    assert figure.layout.annotations[0].text == "There is no level in these runs (every item: n/a)."
+    assert figure.layout.annotations[0].text == "There is no level in these runs."
 
 
 def test_the_history_level_chart_draws_a_chart_per_level(
