@@ -89,8 +89,10 @@ def _chosen(menu: Any) -> str:
 
 
 def _click_point(page: Any, plot: Any, group: str) -> None:
-    """Click the marker of ``group`` (an x category) in a plotly plot."""
-    plot.scroll_into_view_if_needed()
+    """Click the marker of ``group`` (an x category) in a plotly plot (a widget view: on a busy
+    machine the browser may draw it well after the kernel is idle, so the wait is the render's)."""
+    plot.locator(".xtick text").first.wait_for(timeout=RENDER_TIMEOUT_MS)
+    plot.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
     ticks = plot.locator(".xtick text").all_text_contents()
     assert group in ticks, ticks
     points = plot.locator(".scatterlayer .trace").first.locator(".point")
