@@ -52,7 +52,9 @@ ManifestKind = Literal["graded", "report", "export"]
 #: also says its tables' layout: 2 keeps the policy grades once per distinct grading input
 #: (``policy_inputs.parquet``, and ``input_key`` in ``turns.parquet``); 1 and 0 kept them once per
 #: turn and policy (``policy_grades.parquet``), still read (:func:`workbench.pipeline.graded.read_graded`).
-SCHEMA_VERSIONS: Mapping[ManifestKind, int] = MappingProxyType({"graded": 2, "report": SCHEMA_VERSION, "export": SCHEMA_VERSION})
+SCHEMA_VERSIONS: Mapping[ManifestKind, int] = MappingProxyType(
+    {"graded": 2, "report": SCHEMA_VERSION, "export": SCHEMA_VERSION}
+)
 
 #: Each kind's JSON layout, in the file's order: (key in the file, field of :class:`Manifest`,
 #: key inside that field, or ``None`` when the file's key holds the whole field).

@@ -27,7 +27,7 @@ import polars as pl
 from workbench.errors import UsageError
 from workbench.io.gold import GoldDataset
 from workbench.pipeline.grade import GradedRun, grade_predictions, unmatched_rows
-from workbench.pipeline.policy_inputs import join_inputs
+from workbench.pipeline.policy_inputs import canonical, join_inputs
 from workbench.quality.checks import shows_display_answers
 from workbench.schema import CHECK_KEYS, PREDICTIONS
 
@@ -231,12 +231,14 @@ def grade_dask(
     turns = pl.concat([r.turns for r in results])
     order = turns.select(pl.arg_sort_by("system", "record_id", "turn", maintain_order=True)).to_series()
     inputs, input_keys = join_inputs([(r.policy_inputs, r.input_keys) for r in results])
+    # numbered as the sorted turns meet them, equal inputs of two parts made one: as grade_predictions gives them
+    inputs, input_keys = canonical(inputs, input_keys.gather(order))
     return GradedRun(
         turns=turns[order],
         unmatched=unmatched,
         systems=systems,
         policy=first.policy,
         policy_inputs=inputs,
-        input_keys=input_keys.gather(order),
+        input_keys=input_keys,
         checks=pl.concat([r.checks for r in results]).sort(list(CHECK_KEYS)),
     )

@@ -28,7 +28,7 @@ from workbench.grading.turn import grade_program, grade_turn, needs_worker, pref
 from workbench.io.gold import GoldDataset
 from workbench.parallel import distinct, first_rows, map_chunks, same_tables
 from workbench.pipeline import fastpath
-from workbench.pipeline.policy_inputs import empty_inputs, empty_keys, inputs_from_parts, policy_view
+from workbench.pipeline.policy_inputs import canonical, empty_inputs, empty_keys, inputs_from_parts, policy_view
 from workbench.quality.checks import run_checks, top_category
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS, as_text
 
@@ -599,6 +599,7 @@ def grade_predictions(
             turns = turns.drop(name)
         turns = pl.DataFrame(columns)
         input_keys = input_keys.gather(order)
+    inputs, input_keys = canonical(inputs, input_keys)  # the same, whatever the engine (see engines.py)
     return GradedRun(
         turns,
         unmatched,

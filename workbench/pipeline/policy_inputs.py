@@ -26,6 +26,7 @@ from workbench.parallel import distinct
 from workbench.schema import POLICY_GRADE_FIELDS, POLICY_GRADES
 
 __all__ = [
+    "canonical",
     "check_inputs",
     "empty_inputs",
     "empty_keys",
@@ -51,9 +52,7 @@ def empty_keys() -> pl.Series:
 
 def _struct(frame: pl.DataFrame, name: str) -> pl.Series:
     """The grade fields of ``frame`` (in :data:`POLICY_GRADE_FIELDS`' dtypes) as one struct column ``name``."""
-    return frame.select(
-        pl.struct([pl.col(c).cast(t) for c, t in POLICY_GRADE_FIELDS.items()]).alias(name)
-    ).to_series()
+    return frame.select(pl.struct([pl.col(c).cast(t) for c, t in POLICY_GRADE_FIELDS.items()]).alias(name)).to_series()
 
 
 def policy_inputs(per_key: pl.DataFrame, names: Sequence[str], n_inputs: int) -> pl.DataFrame:
@@ -93,7 +92,11 @@ def inputs_from_parts(parts: list[pl.DataFrame], n_inputs: int) -> pl.DataFrame:
     """The ``policy_inputs`` table of ``n_inputs`` distinct inputs from the grading's rows
     (``parts``: ``_key, _p, policy`` and the grade fields, a row per input and policy; ``_p``
     orders the policies). ``parts`` is emptied."""
-    per_key = pl.concat(parts) if parts else pl.DataFrame(schema={"_key": pl.UInt32(), "_p": pl.Int64(), "policy": pl.String()})
+    per_key = (
+        pl.concat(parts)
+        if parts
+        else pl.DataFrame(schema={"_key": pl.UInt32(), "_p": pl.Int64(), "policy": pl.String()})
+    )
     parts.clear()
     order = per_key.group_by("_p").agg(pl.col("policy").first().cast(pl.String)).sort("_p")
     ps = order.get_column("_p").to_list()
@@ -122,7 +125,9 @@ def join_inputs(parts: Sequence[tuple[pl.DataFrame, pl.Series]]) -> tuple[pl.Dat
     inputs = pl.concat([i.drop("input_key") for i, _ in parts]).select(
         pl.int_range(start, dtype=pl.UInt32).alias("input_key"), pl.all()
     )
-    keys = pl.concat([(k.cast(pl.Int64) + offset).cast(pl.UInt32) for (_, k), offset in zip(parts, offsets, strict=True)])
+    keys = pl.concat(
+        [(k.cast(pl.Int64) + offset).cast(pl.UInt32) for (_, k), offset in zip(parts, offsets, strict=True)]
+    )
     return inputs, keys.rename("input_key")
 
 
@@ -170,7 +175,9 @@ def policy_view(turns: pl.DataFrame, input_keys: pl.Series, inputs: pl.DataFrame
     return view if present.all() else view.filter(present)
 
 
-def from_policy_grades(turns: pl.DataFrame, grades: pl.DataFrame, *, source: str = "") -> tuple[pl.Series, pl.DataFrame]:
+def from_policy_grades(
+    turns: pl.DataFrame, grades: pl.DataFrame, *, source: str = ""
+) -> tuple[pl.Series, pl.DataFrame]:
     """``input_keys`` (aligned with ``turns``) and ``policy_inputs`` from a
     :data:`~workbench.schema.POLICY_GRADES` table of ``turns`` (as a version-1 graded folder
     stored it): turns whose grades agree under every policy share an input.
@@ -211,10 +218,35 @@ def from_policy_grades(turns: pl.DataFrame, grades: pl.DataFrame, *, source: str
             maintain_order="left",
         )
         wide.append(pl.Series(name, _struct(placed, name)).set(placed.get_column("policy").is_null(), None))
-    frame = pl.DataFrame(wide)
-    unique, index = distinct(frame, names)
-    inputs = unique.select(pl.int_range(unique.height, dtype=pl.UInt32).alias("input_key"), *names)
-    return index.cast(pl.UInt32).rename("input_key"), inputs
+    inputs = pl.DataFrame([pl.int_range(turns.height, dtype=pl.UInt32, eager=True).alias("input_key"), *wide])
+    table, input_keys = canonical(inputs, inputs.get_column("input_key"))
+    return input_keys, table
+
+
+def canonical(inputs: pl.DataFrame, input_keys: pl.Series) -> tuple[pl.DataFrame, pl.Series]:
+    """``inputs`` and the turns' ``input_keys`` in their one form, whatever the engine that graded
+    them and the layout they were read from: inputs with the same grades under every policy are one
+    row, numbered in the order the turns first point to them (rows no turn points to are dropped).
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"_key": [0, 1, 2], "_p": [0, 0, 0], "correct": [True, False, True],
+    ...     "status": "ok", "reason": ["exact", "wrong_value", "exact"], "answer": "1",
+    ...     "answer_source": "answer", "extraction_rule": None, "detail": ""})
+    >>> inputs, keys = canonical(policy_inputs(rows, ["a"], 3), pl.Series([1, 2, 0, 1], dtype=pl.UInt32))
+    >>> inputs.height, keys.to_list()
+    (2, [0, 1, 1, 0])
+    """
+    names = [c for c in inputs.columns if c != "input_key"]
+    if inputs.is_empty() or not names:
+        keys = pl.Series("input_key", [0] * input_keys.len(), dtype=pl.UInt32)
+        return pl.DataFrame({"input_key": pl.Series([0] if input_keys.len() else [], dtype=pl.UInt32)}), keys
+    unique, same = distinct(inputs, names)  # each input's row among the distinct grades
+    by_turn = same.gather(input_keys)
+    first, keys = distinct(by_turn.to_frame("_same"), ["_same"])  # numbered as the turns meet them
+    table = unique.select(names)[first.get_column("_same")]
+    table = table.select(pl.int_range(table.height, dtype=pl.UInt32).alias("input_key"), *names)
+    return table, keys.cast(pl.UInt32).rename("input_key")
 
 
 def check_inputs(inputs: pl.DataFrame, input_keys: pl.Series, *, source: str) -> None:

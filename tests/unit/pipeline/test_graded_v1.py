@@ -46,10 +46,13 @@ def test_a_version_1_folder_opens_with_the_turns_and_policy_grades_of_a_fresh_gr
     assert_frame_equal(opened.policy_grades, fresh.policy_grades, check_dtypes=True)
     # the stored table, read as it is, is the view row by row
     stored = pl.read_parquet(folder / "policy_grades.parquet")
-    assert_frame_equal(opened.policy_grades.with_columns(pl.col(c).cast(stored.schema[c]) for c in stored.columns), stored)
-    # converted: no more inputs than turns, and no more than a fresh grading's distinct inputs
-    assert opened.graded.input_keys.len() == opened.turns.height
-    assert opened.graded.policy_inputs.height <= fresh.graded.policy_inputs.height <= opened.turns.height
+    assert_frame_equal(
+        opened.policy_grades.with_columns(pl.col(c).cast(stored.schema[c]) for c in stored.columns), stored
+    )
+    # converted into the one form a fresh grading gives: the same inputs, the turns pointing to the same keys
+    assert_frame_equal(opened.graded.policy_inputs, fresh.graded.policy_inputs, check_dtypes=True)
+    assert opened.graded.input_keys.equals(fresh.graded.input_keys)
+    assert 0 < opened.graded.policy_inputs.height <= opened.turns.height < opened.policy_grades.height
     assert opened.summary == fresh.summary or json.dumps(opened.summary) == json.dumps(
         json.loads(json.dumps(fresh.summary))
     )
@@ -84,19 +87,17 @@ def _copy(tmp_path: Path) -> Path:
 
 
 def test_a_version_1_folder_whose_policy_grades_hold_text_opens_with_categories(
-    v1_and_fresh: tuple[Path, Run, Run], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A folder written while ``policy``, ``answer_source`` and ``extraction_rule`` were text
     columns (before issue 21) opens with today's dtypes."""
-    folder, opened, _ = v1_and_fresh
-    if folder.name != "convfinqa":
-        pytest.skip("one folder is enough")
+    monkeypatch.chdir(REPO)
+    opened = open_run(V1 / "convfinqa")
     copy = _copy(tmp_path)
     path = copy / "policy_grades.parquet"
     as_text = pl.read_parquet(path).with_columns(pl.col("policy", "answer_source", "extraction_rule").cast(pl.String))
     as_text.write_parquet(path)
     assert pl.read_parquet(path).schema["policy"] == pl.String
-    monkeypatch.chdir(REPO)
     again = open_run(copy)
     assert again.policy_grades.schema["policy"] == pl.Categorical()
     assert_frame_equal(again.policy_grades, opened.policy_grades, check_dtypes=True)
