@@ -588,6 +588,7 @@ def grade_predictions(
         turns = turns.with_columns(error_types(turns, tables))
         checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
         inputs = built.result()
+        del built
     turns = _join_left(turns, top_category(checks_table), keys)
     turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
     order = turns.select(pl.arg_sort_by("system", "record_id", "turn", maintain_order=True).alias("_order"))["_order"]
@@ -599,7 +600,9 @@ def grade_predictions(
             turns = turns.drop(name)
         turns = pl.DataFrame(columns)
         input_keys = input_keys.gather(order)
-    inputs, input_keys = canonical(inputs, input_keys)  # the same, whatever the engine (see engines.py)
+    held = [inputs]
+    del inputs  # let go of column by column
+    inputs, input_keys = canonical(held, input_keys)  # the same, whatever the engine (see engines.py)
     return GradedRun(
         turns,
         unmatched,

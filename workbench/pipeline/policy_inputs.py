@@ -100,9 +100,35 @@ def inputs_from_parts(parts: list[pl.DataFrame], n_inputs: int) -> pl.DataFrame:
     parts.clear()
     order = per_key.group_by("_p").agg(pl.col("policy").first().cast(pl.String)).sort("_p")
     ps = order.get_column("_p").to_list()
+    names = order.get_column("policy").to_list()
     if ps != list(range(len(ps))):
         per_key = per_key.with_columns(pl.col("_p").replace_strict(ps, list(range(len(ps))), return_dtype=pl.Int64))
-    return policy_inputs(per_key, order.get_column("policy").to_list(), n_inputs)
+    n, height = len(names), per_key.height
+    # the row of (key, p) when every key has one row for each p: its slot key * n + p, each filled once
+    slot = per_key.select((pl.col("_key").cast(pl.Int64) * n + pl.col("_p")).alias("_slot")).get_column("_slot")
+    regular = height == n_inputs * n and height > 0 and slot.min() == 0 and slot.max() == height - 1
+    if regular:
+        regular = pl.zeros(height, dtype=pl.Boolean, eager=True).scatter(slot, True).all()
+    if not regular:
+        return policy_inputs(per_key, names, n_inputs)
+    row = pl.zeros(height, dtype=pl.UInt32, eager=True).scatter(slot, pl.int_range(height, dtype=pl.UInt32, eager=True))
+    del slot
+    # column by column, each let go of once copied: the grades of a million inputs under seven
+    # policies are seven million rows, held once
+    fields: dict[str, list[pl.Series]] = {}
+    for field, dtype in POLICY_GRADE_FIELDS.items():
+        column = per_key.get_column(field).cast(dtype)
+        if column.dtype == pl.String():  # from one chunk: gathering text from several copies the text
+            column = column.rechunk()
+        per_key = per_key.drop(field)
+        fields[field] = [column.gather(row.gather_every(n, offset=p)).rename(field) for p in range(n)]
+        del column
+    del per_key, row
+    keys = pl.int_range(n_inputs, dtype=pl.UInt32, eager=True).alias("input_key")
+    structs = [
+        pl.DataFrame([fields[f][p] for f in POLICY_GRADE_FIELDS]).to_struct(name) for p, name in enumerate(names)
+    ]
+    return pl.DataFrame([keys, *structs])
 
 
 def join_inputs(parts: Sequence[tuple[pl.DataFrame, pl.Series]]) -> tuple[pl.DataFrame, pl.Series]:
@@ -223,10 +249,11 @@ def from_policy_grades(
     return input_keys, table
 
 
-def canonical(inputs: pl.DataFrame, input_keys: pl.Series) -> tuple[pl.DataFrame, pl.Series]:
+def canonical(inputs: pl.DataFrame | list[pl.DataFrame], input_keys: pl.Series) -> tuple[pl.DataFrame, pl.Series]:
     """``inputs`` and the turns' ``input_keys`` in their one form, whatever the engine that graded
     them and the layout they were read from: inputs with the same grades under every policy are one
     row, numbered in the order the turns first point to them (rows no turn points to are dropped).
+    ``inputs`` given in a one-item list is let go of column by column (the list is emptied).
 
     Examples
     --------
@@ -237,16 +264,21 @@ def canonical(inputs: pl.DataFrame, input_keys: pl.Series) -> tuple[pl.DataFrame
     >>> inputs.height, keys.to_list()
     (2, [0, 1, 1, 0])
     """
-    names = [c for c in inputs.columns if c != "input_key"]
-    if inputs.is_empty() or not names:
+    frame = inputs.pop() if isinstance(inputs, list) else inputs
+    names = [c for c in frame.columns if c != "input_key"]
+    if frame.is_empty() or not names:
         keys = pl.Series("input_key", [0] * input_keys.len(), dtype=pl.UInt32)
         return pl.DataFrame({"input_key": pl.Series([0] if input_keys.len() else [], dtype=pl.UInt32)}), keys
-    unique, same = distinct(inputs, names)  # each input's row among the distinct grades
-    by_turn = same.gather(input_keys)
-    first, keys = distinct(by_turn.to_frame("_same"), ["_same"])  # numbered as the turns meet them
-    table = unique.select(names)[first.get_column("_same")]
-    table = table.select(pl.int_range(table.height, dtype=pl.UInt32).alias("input_key"), *names)
-    return table, keys.cast(pl.UInt32).rename("input_key")
+    # each input's first row with the same grades (exact equality, nothing copied but the row numbers)
+    same = frame.select(names).with_row_index("_row").select(pl.col("_row").first().over(names)).get_column("_row")
+    first, keys = distinct(same.gather(input_keys).to_frame("_same"), ["_same"])  # as the turns meet them
+    take = first.get_column("_same")
+    del same, first
+    columns = [pl.int_range(take.len(), dtype=pl.UInt32, eager=True).alias("input_key")]
+    for name in names:
+        columns.append(frame.get_column(name).gather(take))
+        frame = frame.drop(name)  # let go of once copied (when the caller let go of it too)
+    return pl.DataFrame(columns), keys.cast(pl.UInt32).rename("input_key")
 
 
 def check_inputs(inputs: pl.DataFrame, input_keys: pl.Series, *, source: str) -> None:
