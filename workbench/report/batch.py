@@ -33,6 +33,7 @@ failing report does not stop the others, and every file is written atomically.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -323,6 +324,7 @@ def run_batch(
     workers = default_jobs() if workers is None else workers
     if workers < 1:
         raise UsageError(f"--jobs {workers}: expected 1 or more reports at once. Fix: give --jobs 1 or 2")
+    before = time.time()  # earlier runs are those written before the batch, whatever the order
     if workers == 1 or len(jobs) == 1:
         graded_sets: dict[str, runner.GradedSet] = {}
         for index, job in enumerate(jobs, start=1):
@@ -335,17 +337,18 @@ def run_batch(
                     out_dir=job.out_dir,
                     progress=progress,
                     graded_sets=graded_sets,
+                    before=before,
                 )
             except (WorkbenchError, OSError) as exc:
                 yield Outcome(index, job, error=exc)
                 continue
             yield Outcome(index, job, result=result)
         return
-    yield from _run_at_once(jobs, min(workers, len(jobs)), started)
+    yield from _run_at_once(jobs, min(workers, len(jobs)), started, before)
 
 
 def _run_at_once(
-    jobs: list[ReportJob], workers: int, started: Callable[[int, ReportJob], None] | None
+    jobs: list[ReportJob], workers: int, started: Callable[[int, ReportJob], None] | None, before: float
 ) -> Iterator[Outcome]:
     """:func:`run_batch` with ``workers`` reports at once: every report planned first (its
     relative paths taken from the caller's folder); then, in the project root (where every
@@ -366,7 +369,8 @@ def _run_at_once(
     plans: list[runner.ReportPlan | Exception] = []
     for job in jobs:
         try:
-            plans.append(runner.plan_report(job.template, parameters=job.parameters, out_dir=job.out_dir))
+            planned = runner.plan_report(job.template, parameters=job.parameters, out_dir=job.out_dir)
+            plans.append(replace(planned, before=before))
         except (WorkbenchError, OSError) as exc:
             plans.append(exc)
     graded_sets: dict[str, runner.GradedSet] = {}

@@ -29,10 +29,11 @@ import json
 import os
 import shutil
 import tempfile
+import time
 import uuid
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +166,7 @@ def run_template(
     out_dir: str | Path | None = None,
     progress: bool = False,
     graded_sets: dict[str, GradedSet] | None = None,
+    before: float | None = None,
 ) -> ReportResult:
     """Execute a template with papermill and write the executed notebook and its HTML.
 
@@ -191,6 +193,8 @@ def run_template(
         shared by the reports of a batch (filled in here): an input set is graded once, and a
         later report of it gets a copy of that folder. The notes of grading are shown on every
         page of the set (after the run's overview) and said once (:attr:`ReportResult.notes`).
+    before
+        Only a run written before this ``time.time()`` (default: now) is earlier (a batch's start).
 
     Raises
     ------
@@ -201,6 +205,7 @@ def run_template(
         executed notebook is kept.
     """
     plan = plan_report(template, parameters=parameters, out_dir=out_dir)
+    plan = plan if before is None else replace(plan, before=before)
     grading = grade_report(plan, {} if graded_sets is None else graded_sets)
     return finish_report(plan, grading, progress=progress)
 
@@ -208,7 +213,7 @@ def run_template(
 @dataclass(frozen=True)
 class ReportPlan:
     """A report checked and named before it runs: template, declared (``known``) and given
-    parameters, folder, files' name (``slug``) and graded folder."""
+    parameters, folder, files' name (``slug``), graded folder, ``before`` (an earlier run's limit)."""
 
     path: Path
     params: dict[str, Any]
@@ -216,6 +221,7 @@ class ReportPlan:
     out: Path
     slug: str
     graded: Path
+    before: float
 
 
 @dataclass(frozen=True)
@@ -253,7 +259,7 @@ def plan_report(
     out.mkdir(parents=True, exist_ok=True)
     slug = report_name(params)
     graded = Path(params["graded_dir"]) if params.get("graded_dir") else inside(out, f"{slug}.graded")
-    return ReportPlan(path=path, params=params, known=known, out=out, slug=slug, graded=graded)
+    return ReportPlan(path=path, params=params, known=known, out=out, slug=slug, graded=graded, before=time.time())
 
 
 def grade_report(plan: ReportPlan, graded_sets: dict[str, GradedSet]) -> Grading:
@@ -289,7 +295,7 @@ def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False,
     # the figures come from the graded folder written above, never from what the template wrote
     files = graded_paths(graded)
     summary = json.loads(files["summary"].read_text(encoding="utf-8")) if written else None
-    previous = _previous_run(out, path.stem, slug, summary or {})
+    previous = _previous_run(out, path.stem, slug, summary or {}, plan.before)
     manifest = build_manifest(template=path.stem, parameters=params, summary=summary, html_file=html_out.name)
     verdicts = read_verdicts(files["turns"]) if written else None
     changes = None
@@ -422,9 +428,11 @@ def _grade_once(
     return True, run.notes, run.notes
 
 
-def _previous_run(out: Path, template: str, slug: str, summary: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:
-    """The previous run of this report in ``out`` and its verdicts, if any: the newest manifest
-    of ``template`` written under the same name (``slug``: the same parameters), else the newest
+def _previous_run(
+    out: Path, template: str, slug: str, summary: dict[str, Any], before: float
+) -> tuple[Any, Any] | None:
+    """The previous run of this report in ``out`` (written before ``before``) and its verdicts: the
+    newest manifest of ``template`` written under the same name (``slug``: the same parameters), else the newest
     on the same dataset (its sha256: a nightly job's new predictions), else, for gold carried in
     the outputs (a new file every night), the newest on the same benchmark with a system of the
     same stable identity (:func:`~workbench.analysis.changes.stable_identity`); never another
@@ -434,7 +442,7 @@ def _previous_run(out: Path, template: str, slug: str, summary: dict[str, Any]) 
     dataset = summary.get("dataset") or {}
     systems = {stable_identity(name) for name in summary.get("systems") or {}}
     found = []
-    for candidate in out.glob("*.manifest.json"):
+    for candidate in (c for c in out.glob("*.manifest.json") if c.stat().st_mtime < before):  # not a batch-mate's
         try:
             manifest = json.loads(candidate.read_text(encoding="utf-8"))
         except (OSError, ValueError):

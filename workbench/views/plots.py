@@ -107,6 +107,7 @@ def _interval_note(item: str) -> str:
     """What a bar is: the 95% interval, from resampling conversations (or problems, each its own)."""
     return f"Bars: 95% interval ({'conversations' if item == 'turn' else 'problems'} resampled)."
 
+
 #: Plotly does not wrap text: subtitles are broken into lines of at most this many characters.
 _LINE = 60
 
@@ -267,7 +268,12 @@ def _accuracy_hover(row: dict[str, Any], system: str, slice_name: str, item: str
     counts = f"{formats.count(row['n_correct'])} of {words.counted(row['n_turns'], item)} correct"
     if item == "turn":
         counts += f", {words.counted(row['n_conversations'], 'conversation')}"
-    lines = [f"<b>{plot_text(system)}</b>", f"{plot_text(slice_title(slice_name))}: {group}", f"accuracy {interval}", counts]
+    lines = [
+        f"<b>{plot_text(system)}</b>",
+        f"{plot_text(slice_title(slice_name))}: {group}",
+        f"accuracy {interval}",
+        counts,
+    ]
     if row["too_small"]:
         lines.append(f"{plot_text(_SMALL)}: too few {item}s to read as a finding")
     return "<br>".join(lines)
@@ -286,9 +292,7 @@ def _one_group_sentence(part: pl.DataFrame, slice_name: str, item: str = "turn")
     if group in ("none", "n/a"):
         return f"There is no {title} in this data (all {n} {item}s: {group}), so there is nothing to compare."
     if slice_name == "turn_index":
-        return (
-            f"Every question here stands alone (all {n} {item}s are turn {group}), so there is no turn index to compare."
-        )
+        return f"Every question here stands alone (all {n} {item}s are turn {group}), so there is no turn index to compare."
     return f"All {n} {item}s fall in one group ({words.plain(str(group))}), so there is nothing to compare by {title}."
 
 

@@ -36,7 +36,9 @@ from workbench.config import project_root
 from workbench.report.batch import load_batch
 from workbench.report.runner import ReportResult, run_template
 
-pytest.importorskip("playwright.sync_api", reason="the browser test needs Playwright; install it: pip install -e '.[dev]'")
+pytest.importorskip(
+    "playwright.sync_api", reason="the browser test needs Playwright; install it: pip install -e '.[dev]'"
+)
 
 pytestmark = pytest.mark.slow
 
@@ -168,7 +170,9 @@ def test_no_raw_snake_case_name_is_visible_outside_ids_and_code(bundled: list[Re
     for report in bundled:
         graded = next(report.result.html.parent.glob(f"{report.result.html.stem}.graded"))
         turns = pl.read_parquet(graded / "turns.parquet", columns=["system", "record_id"])
-        ids = sorted({*turns["system"].unique().to_list(), *turns["record_id"].unique().to_list()}, key=len, reverse=True)
+        ids = sorted(
+            {*turns["system"].unique().to_list(), *turns["record_id"].unique().to_list()}, key=len, reverse=True
+        )
         page = visit(report.result.html, WIDE)
         for summary in page.locator("details.wb-drill > summary").all():  # every drill-down group open
             summary.click()

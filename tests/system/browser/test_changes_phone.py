@@ -15,7 +15,9 @@ from workbench.analysis.changes import Changes, SystemMatch
 from workbench.report.runner import render_html
 from workbench.views.changes import changes_html
 
-pytest.importorskip("playwright.sync_api", reason="the browser test needs Playwright; install it: pip install -e '.[dev]'")
+pytest.importorskip(
+    "playwright.sync_api", reason="the browser test needs Playwright; install it: pip install -e '.[dev]'"
+)
 
 _FLIPPED = {"system": pl.String, "record_id": pl.String, "turn": pl.Int32}
 NIGHTLY = ["zarifaziz-claude-sonnet-4-6@2026-05-04T12-48-44Z", "zarifaziz-claude-sonnet-4-6@2026-05-05T02-00-00Z"]

@@ -15,7 +15,9 @@ import pytest
 from workbench.report.runner import render_html
 from workbench.views import tables
 
-pytest.importorskip("playwright.sync_api", reason="the browser test needs Playwright; install it: pip install -e '.[dev]'")
+pytest.importorskip(
+    "playwright.sync_api", reason="the browser test needs Playwright; install it: pip install -e '.[dev]'"
+)
 
 #: A financial output with two amounts: between two ``$`` a TeX typesetter sees "821,000 in 2005 and ".
 RAW = (

@@ -331,8 +331,7 @@ def _without_jupyter_state(listing: list[str]) -> list[str]:
     return [
         entry
         for entry in listing
-        if entry.rsplit(" ", 1)[0] not in JUPYTER_STATE
-        and not entry.startswith((".ipython/", ".local/share/jupyter/"))
+        if entry.rsplit(" ", 1)[0] not in JUPYTER_STATE and not entry.startswith((".ipython/", ".local/share/jupyter/"))
     ]
 
 

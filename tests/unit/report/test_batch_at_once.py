@@ -137,3 +137,21 @@ def test_a_batch_without_failures_exits_0_and_jobs_must_be_positive(
     config = _batch(tmp_path)
     assert cli.main(["report", "--quiet", "--jobs", "0", "--config", str(config)]) == 2
     assert capsys.readouterr().err.splitlines()[-1].startswith("workbench: error: --jobs 0: expected 1 or more")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_earlier_run_is_one_written_before_the_batch_never_a_batch_mate(
+    tmp_path: Path, stand_in: dict[str, Any], workers: int
+) -> None:
+    """Two reports of one template on one dataset in one folder: neither is the other's earlier
+    run, whichever finishes first and however many run at once; the next batch compares each with
+    this one's. (Two at once, which one wrote first is a matter of timing, so no page may depend on it.)"""
+    jobs = [
+        ReportJob("01-overview", {"dataset": str(GOLD), "predictions": [str(preds)]}, tmp_path / "nightly")
+        for preds in (PREDS, PREDS_B)
+    ]
+    first = list(run_batch(jobs, workers=workers))
+    assert [o.error for o in first] == [None, None]
+    assert [o.result.changes for o in first if o.result is not None] == [None, None]
+    again = list(run_batch(jobs, workers=workers))
+    assert all(o.result is not None and o.result.changes for o in again), [o.error for o in again]

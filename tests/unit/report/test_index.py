@@ -15,6 +15,8 @@ from workbench.pipeline.run import grade_run
 from workbench.report.index import index_folder, report_entries, shown_paths, write_index
 
 REPO = Path(__file__).resolve().parents[3]
+#: A report started after every file the tests write (an earlier run is one written before it).
+NOW = float("inf")
 GOLD = REPO / "tests/fixtures/convfinqa/dev_small.json"
 PREDS = REPO / "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"
 TORA = REPO / "tests/fixtures/predictions/gsm8k/tora-70b_first_20.jsonl"
@@ -83,10 +85,10 @@ def test_the_previous_run_is_the_same_report_never_another_systems_report_in_the
 
     cot = summary("rho-math-7b", "a")
     _report(tmp_path, "01-overview", "run-cot", cot, "2026-11-20T10:00:00Z")
-    assert _previous_run(tmp_path, "01-overview", "run-tora", summary("rho-math-7b-interpreter", "b")) is None
-    assert _previous_run(tmp_path, "02-error-slices", "run-cot", cot) is None
+    assert _previous_run(tmp_path, "01-overview", "run-tora", summary("rho-math-7b-interpreter", "b"), NOW) is None
+    assert _previous_run(tmp_path, "02-error-slices", "run-cot", cot, NOW) is None
     tonight = summary("rho-math-7b", "c")  # the same system's outputs of another night
-    found = _previous_run(tmp_path, "01-overview", "run-other", tonight)
+    found = _previous_run(tmp_path, "01-overview", "run-other", tonight, NOW)
     assert found is not None and found[0]["created_at"] == "2026-11-20T10:00:00Z"
     same_gold = summary("gpt", "a")  # a shared gold set: the previous run of the report on it
-    assert _previous_run(tmp_path, "01-overview", "run-gpt", same_gold) is not None
+    assert _previous_run(tmp_path, "01-overview", "run-gpt", same_gold, NOW) is not None

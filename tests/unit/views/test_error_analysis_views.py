@@ -69,8 +69,7 @@ def test_drilldown_has_a_section_per_group_with_its_failures(two_dev_runs: Run) 
     markup = tables.drilldown(turns, "error_type", limit=1000).markup
     counts = dict(turns.filter(~pl.col("correct")).group_by(pl.col("error_type").cast(pl.String)).len().iter_rows())
     found = dict(
-        (group, int(n))
-        for group, n in re.findall(r"Error type: <b>([a-z ()]+)</b> \((\d+) failed turns?\)", markup)
+        (group, int(n)) for group, n in re.findall(r"Error type: <b>([a-z ()]+)</b> \((\d+) failed turns?\)", markup)
     )
     assert found == {words.plain(group): n for group, n in counts.items()}, "the groups in words"
     assert "extraction failure" in found, "the names in the words of the one mapping"

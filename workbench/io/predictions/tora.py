@@ -81,7 +81,9 @@ def _check_code(source: PredictionSource, n: int, obj: dict[str, Any]) -> None:
     if code is None or (isinstance(code, list) and all(isinstance(item, str) for item in code)):
         return
     name = type(code).__name__
-    shown = f"a list holding {short(code)}" if isinstance(code, list) else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+    shown = (
+        f"a list holding {short(code)}" if isinstance(code, list) else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+    )
     shown = shown if isinstance(code, list) else f"{shown} ({short(code)})"
     raise InputError(
         str(source.path),
