@@ -32,6 +32,7 @@ __all__ = [
     "PROGRAM_STATUS_DTYPE",
     "POLICY_KEYS",
     "POLICY_GRADES",
+    "POLICY_GRADE_FIELDS",
     "CHECK_CATEGORIES",
     "HUMAN_CATEGORIES",
     "CATEGORY_DTYPE",
@@ -200,6 +201,12 @@ POLICY_GRADES: dict[str, pl.DataType] = {
     "answer_source": pl.Categorical(),
     "extraction_rule": pl.Categorical(),
     "detail": pl.String(),
+}
+
+#: The fields of one policy's grade of one distinct input: each policy's struct column in a graded
+#: folder's ``policy_inputs.parquet`` (see :mod:`workbench.pipeline.policy_inputs`).
+POLICY_GRADE_FIELDS: dict[str, pl.DataType] = {
+    name: dtype for name, dtype in POLICY_GRADES.items() if name not in ("system", "record_id", "turn", "policy")
 }
 
 

@@ -32,6 +32,7 @@ from workbench.errors import InputError
 
 __all__ = [
     "SCHEMA_VERSION",
+    "SCHEMA_VERSIONS",
     "UNVERSIONED",
     "LAYOUTS",
     "ManifestKind",
@@ -40,12 +41,20 @@ __all__ = [
     "read_manifest",
 ]
 
-#: The version of the manifests this workbench writes. Raise it when a layout changes.
+#: The version of the report and export manifests this workbench writes. Raise it when a layout changes.
 SCHEMA_VERSION = 1
 #: The version of a manifest written before ``schema_version`` was recorded (same layout as 1).
 UNVERSIONED = 0
 
 ManifestKind = Literal["graded", "report", "export"]
+
+#: The newest version of each kind this workbench writes and reads. A graded folder's version
+#: also says its tables' layout: 2 keeps the policy grades once per distinct grading input
+#: (``policy_inputs.parquet``, and ``input_key`` in ``turns.parquet``); 1 and 0 kept them once per
+#: turn and policy (``policy_grades.parquet``), still read (:func:`workbench.pipeline.graded.read_graded`).
+SCHEMA_VERSIONS: Mapping[ManifestKind, int] = MappingProxyType(
+    {"graded": 2, "report": SCHEMA_VERSION, "export": SCHEMA_VERSION}
+)
 
 #: Each kind's JSON layout, in the file's order: (key in the file, field of :class:`Manifest`,
 #: key inside that field, or ``None`` when the file's key holds the whole field).
@@ -105,8 +114,8 @@ class Manifest:
         Which file it is (``graded``, ``report``, ``export``); not written (the file's name
         says it), it decides the layout (:data:`LAYOUTS`).
     schema_version
-        The layout's version (:data:`SCHEMA_VERSION`; :data:`UNVERSIONED` for a file written
-        before it was recorded).
+        The layout's version (:data:`SCHEMA_VERSION`; a graded folder's is given when written,
+        :data:`SCHEMA_VERSIONS`; :data:`UNVERSIONED` for a file written before it was recorded).
     workbench_version
         The workbench that wrote it.
     name
@@ -201,10 +210,10 @@ class Manifest:
         (0, 'ab', None)
         """
         version = data.get("schema_version", UNVERSIONED)
-        if not isinstance(version, int) or isinstance(version, bool) or version > SCHEMA_VERSION:
+        if not isinstance(version, int) or isinstance(version, bool) or version > SCHEMA_VERSIONS[kind]:
             raise InputError(
                 source,
-                f"manifest schema_version {version!r}; this workbench reads versions up to {SCHEMA_VERSION}",
+                f"manifest schema_version {version!r}; this workbench reads versions up to {SCHEMA_VERSIONS[kind]}",
                 fix="use the workbench version that wrote it, or a newer one",
             )
         layout = LAYOUTS[kind]

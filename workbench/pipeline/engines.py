@@ -27,6 +27,7 @@ import polars as pl
 from workbench.errors import UsageError
 from workbench.io.gold import GoldDataset
 from workbench.pipeline.grade import GradedRun, grade_predictions, unmatched_rows
+from workbench.pipeline.policy_inputs import canonical, join_inputs
 from workbench.quality.checks import shows_display_answers
 from workbench.schema import CHECK_KEYS, PREDICTIONS
 
@@ -133,10 +134,11 @@ def _grade_part(gold: GoldDataset, preds: pl.DataFrame, own: list[str], options:
     """Grade one part on a worker, keeping the rows of its own records."""
     graded = grade_predictions(gold, preds, **options)
     mine = pl.col("record_id").is_in(own)
+    rows = graded.turns.select(mine.alias("_mine")).get_column("_mine")
     return replace(
         graded,
-        turns=graded.turns.filter(mine),
-        policy_grades=graded.policy_grades.filter(mine),
+        turns=graded.turns.filter(rows),
+        input_keys=graded.input_keys.filter(rows),
         checks=graded.checks.filter(mine),
     )
 
@@ -226,13 +228,17 @@ def grade_dask(
                 cluster.close()
 
     first = results[0]
+    turns = pl.concat([r.turns for r in results])
+    order = turns.select(pl.arg_sort_by("system", "record_id", "turn", maintain_order=True)).to_series()
+    inputs, input_keys = join_inputs([(r.policy_inputs, r.input_keys) for r in results])
+    # numbered as the sorted turns meet them, equal inputs of two parts made one: as grade_predictions gives them
+    inputs, input_keys = canonical(inputs, input_keys.gather(order))
     return GradedRun(
-        turns=pl.concat([r.turns for r in results]).sort("system", "record_id", "turn", maintain_order=True),
+        turns=turns[order],
         unmatched=unmatched,
         systems=systems,
         policy=first.policy,
-        policy_grades=pl.concat([r.policy_grades for r in results]).sort(
-            "system", "record_id", "turn", maintain_order=True
-        ),
+        policy_inputs=inputs,
+        input_keys=input_keys,
         checks=pl.concat([r.checks for r in results]).sort(list(CHECK_KEYS)),
     )

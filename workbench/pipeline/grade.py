@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 import polars as pl
@@ -28,6 +28,7 @@ from workbench.grading.turn import grade_program, grade_turn, needs_worker, pref
 from workbench.io.gold import GoldDataset
 from workbench.parallel import distinct, first_rows, map_chunks, same_tables
 from workbench.pipeline import fastpath
+from workbench.pipeline.policy_inputs import canonical, empty_inputs, empty_keys, inputs_from_parts, policy_view
 from workbench.quality.checks import run_checks, top_category
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS, as_text
 
@@ -56,9 +57,11 @@ class GradedRun:
         System names in the order they were given.
     policy
         The main grading policy (its verdicts fill ``turns``).
-    policy_grades
-        One row per turn and policy: the same outputs graded under every policy; see
-        :data:`workbench.schema.POLICY_GRADES`.
+    policy_inputs
+        The same outputs graded under every policy, once per distinct grading input: an
+        ``input_key`` and a struct column per policy (:mod:`workbench.pipeline.policy_inputs`).
+    input_keys
+        For each row of ``turns``, the ``input_key`` of its grading input.
     checks
         Data-quality flags on the gold turns; see :data:`workbench.schema.CHECKS`.
     fast_path_rows
@@ -70,9 +73,16 @@ class GradedRun:
     unmatched: pl.DataFrame
     systems: tuple[str, ...]
     policy: GradingPolicy
-    policy_grades: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=POLICY_GRADES))
+    policy_inputs: pl.DataFrame = field(default_factory=empty_inputs)
+    input_keys: pl.Series = field(default_factory=empty_keys)
     checks: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=CHECKS))
     fast_path_rows: int | None = None
+
+    @cached_property
+    def policy_grades(self) -> pl.DataFrame:
+        """One row per turn and policy, in the turns' order (:data:`workbench.schema.POLICY_GRADES`),
+        built from ``policy_inputs`` on first use and kept."""
+        return policy_view(self.turns, self.input_keys, self.policy_inputs)
 
 
 #: Prediction columns that carry gold (they served to build or link the gold set).
@@ -391,63 +401,6 @@ def _needing_worker(
     )
 
 
-def _policy_grades(turn_keys: pl.DataFrame, parts: list[pl.DataFrame]) -> pl.DataFrame:
-    """:data:`~workbench.schema.POLICY_GRADES`: for each turn (``system, record_id, turn, _key``),
-    sorted, the rows of its key in ``parts`` (``_key, _p``: a row per grading input and policy;
-    each key's rows are in one part, in policy order), in policy order.
-
-    ``parts`` is emptied: a million turns under seven policies are 7 million rows, so when every
-    key has one row for each policy they are gathered by position, column by column, each column
-    let go once copied (a join would hold both sides and its result at once); else by a join."""
-    per_key = pl.concat(parts)
-    parts.clear()
-    turn_keys = turn_keys.sort("system", "record_id", "turn", maintain_order=True)
-    n = per_key.get_column("_p").n_unique()
-    height = per_key.height
-    # the row of (key, p) when every key has one row for each p in 0..n-1: its slot key * n + p
-    # (32-bit positions; each slot filled once is checked by counting, not by hashing)
-    slot = per_key.select((pl.col("_key").cast(pl.Int64) * n + pl.col("_p")).alias("_slot"))["_slot"]
-    regular = (
-        height > 0
-        and height < 2**32
-        and per_key.get_column("_p").is_between(0, n - 1).all()
-        and slot.min() == 0
-        and slot.max() == height - 1
-        and (turn_keys.get_column("_key").max() or 0) < height // n  # type: ignore[operator]
-    )
-    if regular:
-        slot = slot.cast(pl.UInt32)
-        regular = pl.zeros(height, dtype=pl.Boolean, eager=True).scatter(slot, True).all()
-    if not regular:
-        return turn_keys.join(per_key, on="_key", how="inner", maintain_order="left_right").select(
-            [pl.col(c).cast(t) for c, t in POLICY_GRADES.items()]
-        )
-    order = pl.zeros(height, dtype=pl.UInt32, eager=True).scatter(
-        slot, pl.int_range(height, dtype=pl.UInt32, eager=True)
-    )
-    del slot
-    # the turns' rows, each repeated n times, and the row of per_key each one takes
-    position = pl.int_range(turn_keys.height * n, dtype=pl.UInt32, eager=True)
-    turns = position // n
-    keys = turn_keys.get_column("_key").cast(pl.UInt32).gather(turns)
-    take = order.gather(keys * n + position % n)
-    del order, position, keys
-    per_key = per_key.select([c for c in POLICY_GRADES if c in per_key.columns])
-    # the grades' own columns first, each let go once copied, then the turns' (which add to it)
-    columns = {}
-    for name, dtype in POLICY_GRADES.items():
-        if name in per_key.columns:
-            column = per_key.get_column(name)
-            if column.dtype == pl.String():  # from one chunk: gathering text from several copies the text
-                column = column.rechunk()
-            per_key = per_key.drop(name)
-            columns[name] = column.gather(take).cast(dtype)
-            del column
-    del per_key, take
-    turn_columns = turn_keys.select("system", "record_id", "turn").gather(turns)
-    return turn_columns.hstack(list(columns.values())).select(list(POLICY_GRADES))
-
-
 def _items(rows: pl.DataFrame, tables: dict[str, TableRows]) -> list[tuple[dict[str, Any], TableRows | None]]:
     """Each row of distinct inputs with its table, as :func:`_grade_chunk` takes them."""
     return [(row, tables[row["_table"]] if row["_table"] is not None else None) for row in rows.iter_rows(named=True)]
@@ -461,10 +414,11 @@ def _grade_rows(
     kind: AnswerKind,
     workers: int | None,
     fast_path: bool = True,
-) -> tuple[pl.DataFrame, Callable[[], pl.DataFrame], int | None]:
+) -> tuple[pl.DataFrame, Callable[[], pl.DataFrame], pl.Series, int | None]:
     """Grade every row of ``joined`` once per distinct input; the turns (``joined`` with the
-    grade's columns), what builds the policy grades (sorted by system, record_id, turn; called
-    once) and how many distinct inputs the fast path decided (``None`` without it). With
+    grade's columns), what builds the policy grades of the distinct inputs (``policy_inputs``;
+    called once), each row's input key and how many distinct inputs the fast path decided
+    (``None`` without it). With
     ``fast_path``, the inputs :mod:`workbench.pipeline.fastpath` decides are graded in polars."""
     canonical = same_tables(tables)
     inputs = [c for c in _GRADE_INPUTS if c in joined.columns]
@@ -529,9 +483,9 @@ def _grade_rows(
         )
         turns = turns.with_columns(disagree[index])
         del verdicts, disagree
-    del per_key  # held by per_key_parts, which _policy_grades empties
-    turn_keys = joined.select("system", "record_id", "turn").with_columns(index.alias("_key"))
-    return turns, partial(_policy_grades, turn_keys, per_key_parts), fast_keys.len() if fast_path else None
+    del per_key  # held by per_key_parts, which inputs_from_parts empties
+    built = partial(inputs_from_parts, per_key_parts, n_inputs)
+    return turns, built, index.cast(pl.UInt32).rename("input_key"), fast_keys.len() if fast_path else None
 
 
 def grade_predictions(
@@ -614,13 +568,13 @@ def grade_predictions(
     )
     tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
     fast = fastpath.ENABLED if fast_path is None else fast_path
-    turns, build_policy_grades, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
+    turns, build_inputs, input_keys, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
     del joined  # only the graded copy is needed from here
     with ThreadPoolExecutor(max_workers=1) as pool:
-        # the policy grades (polars gathers, which let go of the GIL) are built while the turns'
-        # features, error types and checks (mostly Python) are found
-        policy_grades = pool.submit(build_policy_grades)
-        del build_policy_grades
+        # the policy grades of the inputs (polars, which lets go of the GIL) are built while the
+        # turns' features, error types and checks (mostly Python) are found
+        built = pool.submit(build_inputs)
+        del build_inputs
         programs = turns.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
         final = {program: final_operation(program) for program in programs}  # once per distinct program
         turns = turns.with_columns(
@@ -628,10 +582,13 @@ def grade_predictions(
         )
         turns = _join_left(turns, gold_features(gold_turns, tables), keys)
         if "graders_disagree" not in turns.columns:  # several rows of one turn: by turn, not by input
-            turns = _join_left(turns, graders_disagree(policy_grades.result()), ["system", *keys])
+            view = policy_view(turns.select("system", *keys), input_keys, built.result())
+            turns = _join_left(turns, graders_disagree(view), ["system", *keys])
+            del view
         turns = turns.with_columns(error_types(turns, tables))
         checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
-        grades = policy_grades.result()
+        inputs = built.result()
+        del built
     turns = _join_left(turns, top_category(checks_table), keys)
     turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
     order = turns.select(pl.arg_sort_by("system", "record_id", "turn", maintain_order=True).alias("_order"))["_order"]
@@ -642,7 +599,20 @@ def grade_predictions(
             columns.append(turns.get_column(name).rechunk().gather(order))
             turns = turns.drop(name)
         turns = pl.DataFrame(columns)
-    return GradedRun(turns, unmatched, systems, policy, grades, checks_table, fast_rows)
+        input_keys = input_keys.gather(order)
+    held = [inputs]
+    del inputs  # let go of column by column
+    inputs, input_keys = canonical(held, input_keys)  # the same, whatever the engine (see engines.py)
+    return GradedRun(
+        turns,
+        unmatched,
+        systems,
+        policy,
+        policy_inputs=inputs,
+        input_keys=input_keys,
+        checks=checks_table,
+        fast_path_rows=fast_rows,
+    )
 
 
 def _join_left(frame: pl.DataFrame, right: pl.DataFrame, on: list[str]) -> pl.DataFrame:

@@ -1,12 +1,19 @@
 """The graded folder: ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``,
-``policy_grades.parquet``, ``checks.parquet`` (data-quality flags) and ``summary.json``,
+``policy_inputs.parquet``, ``checks.parquet`` (data-quality flags) and ``summary.json``,
 written as a set: every file into a temporary file first, and only when all are complete
 renamed into place (``summary.json`` last), so a failure while writing leaves the previous
 outputs whole; and read back (:func:`read_graded`) without grading again.
 
 The same inputs give byte-identical files, whatever the engine (local or Dask) and the
 number of worker processes: rows come out in the gold's order and the Parquet writer's
-options are fixed. ``summary.json`` holds no timestamp (only input paths and hashes)."""
+options are fixed. ``summary.json`` holds no timestamp (only input paths and hashes).
+
+Its layout has a version, ``schema_version`` in ``summary.json``
+(:data:`~workbench.io.manifest.SCHEMA_VERSIONS`). Version 2 keeps the grades under every policy
+once per distinct grading input (``policy_inputs.parquet``: ``input_key`` and a struct column per
+policy; :mod:`workbench.pipeline.policy_inputs`), and each row of ``turns.parquet`` names its
+input in an ``input_key`` column (its last). Versions 1 and 0 kept them once per turn and policy
+(``policy_grades.parquet``); such a folder is converted as it is read."""
 
 from __future__ import annotations
 
@@ -24,15 +31,20 @@ from workbench.errors import InputError
 from workbench.grading.policies import POLICIES
 from workbench.io.atomic import parquet_writer, write_atomic_set
 from workbench.io.gold import GoldDataset
-from workbench.io.manifest import Manifest, read_manifest
+from workbench.io.manifest import SCHEMA_VERSIONS, Manifest, read_manifest
 from workbench.io.paths import inside
 from workbench.pipeline.grade import GradedRun
+from workbench.pipeline.policy_inputs import check_inputs, from_policy_grades
 from workbench.schema import POLICY_GRADES
 
-__all__ = ["GRADED_TABLES", "file_sha256", "graded_paths", "read_graded", "write_graded"]
+__all__ = ["GRADED_TABLES", "V1_TABLES", "file_sha256", "graded_paths", "read_graded", "write_graded"]
 
 #: The Parquet tables of a graded folder, in the order they are written (``summary.json`` after them).
-GRADED_TABLES = ("turns", "conversations", "unmatched", "policy_grades", "checks")
+GRADED_TABLES = ("turns", "conversations", "unmatched", "policy_inputs", "checks")
+#: The tables of a graded folder of version 1 (or 0): the policy grades once per turn and policy.
+V1_TABLES = ("turns", "conversations", "unmatched", "policy_grades", "checks")
+#: The version of the graded folders this workbench writes.
+GRADED_VERSION = SCHEMA_VERSIONS["graded"]
 
 
 def file_sha256(path: str | Path) -> str:
@@ -57,29 +69,42 @@ def _in_stable_order(systems: dict[str, dict[str, Any]]) -> dict[str, dict[str, 
     return out
 
 
-def graded_paths(out_dir: str | Path) -> dict[str, Path]:
-    """The files of the graded folder ``out_dir`` by name (:data:`GRADED_TABLES`, then
-    ``summary``), in the order they are written.
+def graded_paths(out_dir: str | Path, tables: tuple[str, ...] = GRADED_TABLES) -> dict[str, Path]:
+    """The files of the graded folder ``out_dir`` by name (``tables``, by default
+    :data:`GRADED_TABLES`, then ``summary``), in the order they are written.
 
     Examples
     --------
-    >>> [p.name for p in graded_paths("g").values()][-2:]
-    ['checks.parquet', 'summary.json']
+    >>> [p.name for p in graded_paths("g").values()][-3:]
+    ['policy_inputs.parquet', 'checks.parquet', 'summary.json']
     """
     out = Path(out_dir)
-    return {**{name: inside(out, f"{name}.parquet") for name in GRADED_TABLES}, "summary": inside(out, "summary.json")}
+    return {**{name: inside(out, f"{name}.parquet") for name in tables}, "summary": inside(out, "summary.json")}
 
 
-def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame]]:
-    """The manifest (``summary.json``) and the tables of a graded folder, as written.
+def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame], pl.Series]:
+    """The manifest (``summary.json``), the tables of a graded folder (:data:`GRADED_TABLES`,
+    ``turns`` without its ``input_key``) and the turns' input keys. A folder of version 1 (or 0)
+    is converted: its ``policy_grades.parquet`` (a row per turn and policy) becomes the policy
+    grades of its distinct inputs (:func:`~workbench.pipeline.policy_inputs.from_policy_grades`).
 
     Raises
     ------
     InputError
-        When a file of the folder is missing, or a policy-grades column is missing or holds another type than
+        When a file of the folder is missing, the policy inputs do not fit the turns, or a
+        version-1 policy-grades column is missing or holds another type than
         :data:`~workbench.schema.POLICY_GRADES` says (text where it says categories is read as them).
     """
-    paths = graded_paths(folder)
+    summary = graded_paths(folder)["summary"]
+    if not summary.is_file():
+        raise InputError(
+            str(folder),
+            "not a complete graded folder: summary.json is missing",
+            fix="grade the run again ('workbench grade ... --out FOLDER')",
+        )
+    manifest = read_manifest(summary, "graded")
+    version_2 = manifest.schema_version >= 2
+    paths = graded_paths(folder, GRADED_TABLES if version_2 else V1_TABLES)
     for path in paths.values():
         if not path.is_file():
             raise InputError(
@@ -87,10 +112,22 @@ def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame]]:
                 f"not a complete graded folder: {path.name} is missing",
                 fix="grade the run again ('workbench grade ... --out FOLDER')",
             )
-    manifest = read_manifest(paths["summary"], "graded")
-    tables = {name: pl.read_parquet(paths[name]) for name in GRADED_TABLES}
+    tables = {name: pl.read_parquet(paths[name]) for name in paths if name != "summary"}
+    if version_2:
+        turns = tables["turns"]
+        if "input_key" not in turns.columns:
+            raise InputError(
+                str(paths["turns"]),
+                "column input_key is missing",
+                field="input_key",
+                fix="grade the run again ('workbench grade ... --out FOLDER')",
+            )
+        keys = turns.get_column("input_key")
+        tables["turns"] = turns.drop("input_key")
+        check_inputs(tables["policy_inputs"], keys, source=str(paths["policy_inputs"]))
+        return manifest, tables, keys
     # a folder written while the policy grades' few-valued columns were text reads as today's
-    grades = tables["policy_grades"]
+    grades = tables.pop("policy_grades")
     for name, dtype in POLICY_GRADES.items():
         found = grades.schema.get(name)
         if found is None or (found != dtype and not (found == pl.String and dtype == pl.Categorical)):
@@ -100,10 +137,9 @@ def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame]]:
                 field=name,
                 fix="grade the run again ('workbench grade ... --out FOLDER')",
             )
-    tables["policy_grades"] = grades.with_columns(
-        [pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if grades.schema[c] != t]
-    )
-    return manifest, tables
+    grades = grades.with_columns([pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if grades.schema[c] != t])
+    keys, tables["policy_inputs"] = from_policy_grades(tables["turns"], grades, source=str(paths["policy_grades"]))
+    return manifest, {name: tables[name] for name in GRADED_TABLES}, keys
 
 
 def _write_text(path: Path, *, text: str) -> None:
@@ -128,6 +164,7 @@ def write_graded(
 
     manifest = Manifest(
         kind="graded",
+        schema_version=GRADED_VERSION,
         inputs={
             "dataset": {
                 "path": str(gold.path),
@@ -155,10 +192,10 @@ def write_graded(
     )
     paths = graded_paths(out)
     frames: dict[str, pl.DataFrame] = {
-        "turns": run.turns,
+        "turns": run.turns.with_columns(run.input_keys.cast(pl.UInt32).alias("input_key")),
         "conversations": conversations(run.turns),
         "unmatched": run.unmatched,
-        "policy_grades": run.policy_grades,
+        "policy_inputs": run.policy_inputs,
         "checks": run.checks,
     }
     text = manifest.to_json()

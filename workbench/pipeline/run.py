@@ -90,7 +90,8 @@ class Run:
 
     @property
     def policy_grades(self) -> pl.DataFrame:
-        """One row per turn and grading policy (see :data:`workbench.schema.POLICY_GRADES`)."""
+        """One row per turn and grading policy (see :data:`workbench.schema.POLICY_GRADES`), built
+        from the grades of the distinct inputs on first use (:attr:`GradedRun.policy_grades`)."""
         return self.graded.policy_grades
 
     @property
@@ -111,7 +112,7 @@ class Run:
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
         """Write ``turns.parquet``, ``conversations.parquet``, ``unmatched.parquet``,
-        ``policy_grades.parquet``, ``checks.parquet`` and ``summary.json`` into ``out_dir``;
+        ``policy_inputs.parquet``, ``checks.parquet`` and ``summary.json`` into ``out_dir``;
         an empty ``out_dir`` writes nothing, and the folder the run was opened from holds its
         files already (their paths are returned, nothing is written)."""
         if not str(out_dir):
@@ -421,7 +422,7 @@ def open_run(graded_dir: str | Path, config: RunConfig | None = None) -> Run:
         (files, system names or policy) than ``config``.
     """
     folder = Path(graded_dir)
-    manifest, tables = read_graded(folder)
+    manifest, tables, input_keys = read_graded(folder)
     _check_unchanged(folder, manifest)
     config = config if config is not None else _config_from(manifest)
     summary_file = str(graded_paths(folder)["summary"])
@@ -463,7 +464,8 @@ def open_run(graded_dir: str | Path, config: RunConfig | None = None) -> Run:
         unmatched=tables["unmatched"],
         systems=tuple(name for _, name in inputs.files),
         policy=policy,
-        policy_grades=tables["policy_grades"],
+        policy_inputs=tables["policy_inputs"],
+        input_keys=input_keys,
         checks=tables["checks"],
     )
     return Run(

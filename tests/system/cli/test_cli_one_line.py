@@ -23,7 +23,7 @@ from workbench.cli import main
 REPO = Path(__file__).resolve().parents[3]
 GOLD = REPO / "tests/fixtures/convfinqa/dev_small.json"
 PREDS = REPO / "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"
-N_FILES = 6  # turns, conversations, unmatched, policy_grades, checks, summary
+N_FILES = 6  # turns, conversations, unmatched, policy_inputs, checks, summary
 HOSTILE = "x\x1b]0;pwned\x07\x1b[2J\x9b31m\x00y"
 #: What a terminal would obey: C0 but newline, DEL, C1.
 TERMINAL_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
@@ -139,7 +139,7 @@ def test_full_disk_in_grade_writes_the_set_or_nothing(
     assert code == 0, err
     before = _tree(out)
     assert len(before) == N_FILES + 1 and "ledger.sqlite" in before
-    names = ["turns", "conversations", "unmatched", "policy_grades", "checks"]
+    names = ["turns", "conversations", "unmatched", "policy_inputs", "checks"]
     files = [*(f"{n}.parquet" for n in names), "summary.json"]
     for k in range(1, N_FILES + 1):
         for folder, previous in ((out, before), (tmp_path / f"new-{k}" / "graded", None)):

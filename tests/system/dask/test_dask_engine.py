@@ -92,7 +92,7 @@ def test_cli_dask_engine_writes_the_same_turns(cluster, tmp_path: Path) -> None:
     args = [str(DEV), *map(str, CLAUDE_RUNS), "--system", "run-a", "--system", "run-b"]
     _grade_cli(args, tmp_path / "local")
     _grade_cli([*args, "--engine", "dask", "--scheduler", cluster.scheduler_address], tmp_path / "dask")
-    for name in ("turns", "policy_grades", "checks", "unmatched", "conversations"):
+    for name in ("turns", "policy_inputs", "checks", "unmatched", "conversations"):
         local, dask = (pl.read_parquet(tmp_path / side / f"{name}.parquet") for side in ("local", "dask"))
         assert dask.equals(local), name
     assert (tmp_path / "dask/turns.parquet").read_bytes() == (tmp_path / "local/turns.parquet").read_bytes()

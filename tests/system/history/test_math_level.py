@@ -64,7 +64,7 @@ def test_the_pages_slice_table_has_a_level_section(
     math500: tuple[list[dict[str, object]], Path, list[LedgerRow]],
 ) -> None:
     _, out, _ = math500
-    _, tables = read_graded(out)
+    _, tables, _ = read_graded(out)
     table = slice_accuracy(tables["turns"], intervals=False)  # what 02-error-slices shows by default
     assert table.filter(pl.col("slice") == "level")["group"].to_list() == ["1", "2", "3", "4", "5"]
 

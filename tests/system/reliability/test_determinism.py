@@ -36,7 +36,7 @@ CASES = {
 FILES = (
     "turns.parquet",
     "checks.parquet",
-    "policy_grades.parquet",
+    "policy_inputs.parquet",
     "conversations.parquet",
     "unmatched.parquet",
     "summary.json",

@@ -10,7 +10,7 @@ import polars as pl
 
 from workbench.analysis.changes import build_manifest, compare_runs, read_verdicts
 from workbench.config import resolve
-from workbench.io.manifest import SCHEMA_VERSION, Manifest
+from workbench.io.manifest import SCHEMA_VERSIONS, Manifest
 from workbench.pipeline.run import grade_run
 
 REPO = Path(__file__).resolve().parents[3]
@@ -22,7 +22,7 @@ PREDS_LATER = REPO / "tests/fixtures/predictions/zarifaziz_dev_small_12-48-44Z.j
 def test_runs_written_before_schema_version_still_compare(tmp_path: Path) -> None:
     paths = grade_run(resolve(dataset=GOLD, predictions=[str(PREDS)], systems="claude")).write(tmp_path / "graded")
     summary = json.loads(paths["summary"].read_text(encoding="utf-8"))
-    assert summary["schema_version"] == SCHEMA_VERSION
+    assert summary["schema_version"] == SCHEMA_VERSIONS["graded"] == 2
     unversioned = {key: value for key, value in summary.items() if key != "schema_version"}
     current = build_manifest(template="01-overview", parameters={}, summary=summary, html_file="a.html")
     older = build_manifest(template="01-overview", parameters={}, summary=unversioned, html_file="a.html")

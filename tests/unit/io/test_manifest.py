@@ -12,7 +12,7 @@ import pytest
 from workbench.cleaning.export import export_cleaned
 from workbench.config import resolve
 from workbench.errors import InputError
-from workbench.io.manifest import LAYOUTS, SCHEMA_VERSION, UNVERSIONED, Manifest, read_manifest
+from workbench.io.manifest import LAYOUTS, SCHEMA_VERSION, SCHEMA_VERSIONS, UNVERSIONED, Manifest, read_manifest
 from workbench.pipeline.run import grade_run
 from workbench.schema import ANNOTATION_EVENTS
 
@@ -121,7 +121,8 @@ def test_summary_json_is_a_graded_manifest(tmp_path: Path) -> None:
         "systems",
     ]
     manifest = read_manifest(paths["summary"], "graded")
-    assert manifest.schema_version == SCHEMA_VERSION and manifest.created_at is None
+    # version 2: the policy grades kept once per distinct input (issue 35)
+    assert manifest.schema_version == SCHEMA_VERSIONS["graded"] == 2 and manifest.created_at is None
     assert manifest.inputs["predictions"][0]["system"] == "claude"
     assert manifest.to_json() == text
     # the same folder written before schema_version was recorded still reads

@@ -294,8 +294,10 @@ def _per_key(keys: list[int], policies: int) -> pl.DataFrame:
 
 
 @pytest.mark.parametrize("missing", [False, True])
-def test_policy_grades_by_position_are_those_of_a_join(missing: bool) -> None:
-    from workbench.pipeline.grade import _policy_grades
+def test_policy_grades_view_of_the_inputs_is_that_of_a_join(missing: bool) -> None:
+    """The per-turn view built from the grades kept once per distinct input (issue 35) holds the
+    rows a join of the turns with the grades per input and policy would."""
+    from workbench.pipeline.policy_inputs import inputs_from_parts, policy_view
     from workbench.schema import POLICY_GRADES
 
     # five distinct inputs, graded in two parts (the fast path's, the cascade's); seven turns share them
@@ -315,6 +317,9 @@ def test_policy_grades_by_position_are_those_of_a_join(missing: bool) -> None:
         .join(pl.concat(parts), on="_key", how="inner", maintain_order="left_right")
         .select([pl.col(c).cast(t) for c, t in POLICY_GRADES.items()])
     )
-    got = _policy_grades(turn_keys, [p.clone() for p in parts])
+    inputs = inputs_from_parts([p.clone() for p in parts], 5)
+    assert inputs.height == 5 and inputs.columns == ["input_key", "policy 0", "policy 1", "policy 2"]
+    turns = turn_keys.sort("system", "record_id", "turn")
+    got = policy_view(turns.drop("_key"), turns["_key"], inputs)
     assert_frame_equal(got, expected)
     assert got.height == 7 * 3 - 2 * missing  # key 4 is two turns' input

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,48 +63,6 @@ def test_opened_run_has_the_graded_tables_dtypes_and_summary(graded: tuple[Run, 
     assert_frame_equal(opened.gold.turns, fresh.gold.turns)
     assert len(opened.predictions) == 2
     assert_frame_equal(opened.predictions[1], fresh.predictions[1])
-
-
-def test_a_folder_whose_policy_grades_hold_text_opens_with_categories(graded: tuple[Run, Path], tmp_path: Path) -> None:
-    """A graded folder written while ``policy``, ``answer_source`` and ``extraction_rule`` were text
-    columns (before issue 21) opens with today's dtypes and compares with a fresh run."""
-    fresh, folder = graded
-    copy = tmp_path / "copy"
-    shutil.copytree(folder, copy)
-    path = copy / "graded/policy_grades.parquet"
-    as_text = pl.read_parquet(path).with_columns(pl.col("policy", "answer_source", "extraction_rule").cast(pl.String))
-    as_text.write_parquet(path)
-    assert pl.read_parquet(path).schema["policy"] == pl.String
-    opened = open_run(copy / "graded")
-    assert opened.policy_grades.schema["policy"] == pl.Categorical()
-    assert_frame_equal(opened.policy_grades, fresh.policy_grades, check_dtypes=True)
-    both = pl.concat([opened.policy_grades, fresh.policy_grades])
-    assert both.height == 2 * fresh.policy_grades.height
-
-
-@pytest.mark.parametrize(
-    ("change", "said"),
-    [
-        (
-            lambda grades: grades.with_columns(pl.lit(1).alias("answer_source")),
-            "answer_source holds Int32, not Categorical",
-        ),
-        (lambda grades: grades.drop("answer_source"), "answer_source is missing"),
-    ],
-)
-def test_a_policy_grades_column_of_another_type_or_missing_is_refused_in_one_line(
-    graded: tuple[Run, Path], tmp_path: Path, change: Callable[[pl.DataFrame], pl.DataFrame], said: str
-) -> None:
-    fresh, folder = graded
-    copy = tmp_path / "copy"
-    shutil.copytree(folder, copy)
-    path = copy / "graded/policy_grades.parquet"
-    change(pl.read_parquet(path)).write_parquet(path)
-    with pytest.raises(InputError) as caught:
-        open_run(copy / "graded")
-    message = str(caught.value)
-    assert "policy_grades.parquet" in message and said in message and "grade the run again" in message
-    assert "\n" not in message
 
 
 def test_opening_without_a_config_reads_the_recorded_one(graded: tuple[Run, Path]) -> None:
