@@ -9,7 +9,6 @@ kernel running the notebook), more on a busy machine. It skips only when Chromiu
 from __future__ import annotations
 
 import re
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -17,36 +16,15 @@ import time
 from contextlib import closing
 from pathlib import Path
 
-import papermill
 import pytest
 
-REPO = Path(__file__).resolve().parents[3]
-TEMPLATE = REPO / "notebooks" / "03-triage.ipynb"
+from tests.system.browser.voila_pages import REPO, _free_port, _wait_for_port, prepare
+
 CHROMIUM = Path("/usr/bin/chromium")
 #: Voila executes the whole notebook (grading included) before the page shows the widget.
 RENDER_TIMEOUT_MS = 240_000  # safety nets against a hang, not budgets: CI machines are busy
 ACTION_TIMEOUT_MS = 120_000
 NOTE = "gold contradicts the table <b>really</b>"
-
-
-def _free_port() -> int:
-    with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_for_port(port: int, server: subprocess.Popen[bytes], log: Path, timeout_s: float = 300.0) -> None:
-    """Wait until the server accepts connections (a GET would start a kernel, so only connect)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"voila exited with {server.returncode}:\n{log.read_text()[-3000:]}")
-        with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
-            sock.settimeout(0.5)
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    pytest.fail(f"voila did not listen on port {port} within {timeout_s:.0f} s:\n{log.read_text()[-3000:]}")
 
 
 def _events(store: Path) -> list[tuple[object, ...]]:
@@ -80,22 +58,7 @@ def test_voila_app_fits_the_screen_resumes_and_shares_the_queue(tmp_path: Path) 
     )
 
     store = tmp_path / "annotations.sqlite"
-    notebook = tmp_path / "03-triage.ipynb"
-    # Voila injects no parameters: papermill writes a copy with the parameters cell for the fixture.
-    papermill.execute_notebook(
-        str(TEMPLATE),
-        str(notebook),
-        parameters={
-            "dataset": str(REPO / "tests/fixtures/convfinqa/dev_small.json"),
-            "predictions": str(REPO / "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"),
-            "store": str(store),
-            "annotator": "browser",
-            "queue": "failed",  # the fixture's 3 failed turns
-        },
-        prepare_only=True,
-        kernel_name="python3",
-        progress_bar=False,
-    )
+    notebook = prepare(tmp_path, store=str(store), annotator="browser")  # Voila injects no parameters
 
     port = _free_port()
     log = tmp_path / "voila.log"

@@ -13,7 +13,6 @@ import sys
 from contextlib import closing
 from pathlib import Path
 
-import papermill
 import pytest
 
 from tests.system.browser.test_triage_browser import (
@@ -21,10 +20,10 @@ from tests.system.browser.test_triage_browser import (
     CHROMIUM,
     RENDER_TIMEOUT_MS,
     REPO,
-    TEMPLATE,
     _free_port,
     _wait_for_port,
 )
+from tests.system.browser.voila_pages import prepare
 
 #: Screenshots of the prompt go here when ``WORKBENCH_SHOTS`` names a folder.
 SHOTS = os.environ.get("WORKBENCH_SHOTS", "")
@@ -48,20 +47,7 @@ def test_voila_asks_for_the_name_once_per_browser(tmp_path: Path) -> None:
         "playwright.sync_api", reason="the browser test needs Playwright; install it: pip install -e '.[dev]'"
     )
     store = tmp_path / "annotations.sqlite"
-    notebook = tmp_path / "03-triage.ipynb"
-    papermill.execute_notebook(
-        str(TEMPLATE),
-        str(notebook),
-        parameters={
-            "dataset": str(REPO / "tests/fixtures/convfinqa/dev_small.json"),
-            "predictions": str(REPO / "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"),
-            "store": str(store),
-            "queue": "failed",
-        },
-        prepare_only=True,
-        kernel_name="python3",
-        progress_bar=False,
-    )
+    notebook = prepare(tmp_path, store=str(store))  # Voila injects no parameters
     port = _free_port()
     log = tmp_path / "voila.log"
     env = {k: v for k, v in os.environ.items() if k != "JUPYTERHUB_USER"}

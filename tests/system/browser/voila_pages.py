@@ -9,10 +9,11 @@ Not a test module: ``test_triage_voila_page.py`` (here) and
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,11 +23,34 @@ import nbformat
 import papermill
 import pytest
 
-from tests.system.browser.test_triage_browser import REPO, TEMPLATE, _free_port, _wait_for_port
 from workbench.report.templates import voila_command
 
 #: Screenshots go here when ``WORKBENCH_SHOTS`` names a folder.
 SHOTS = os.environ.get("WORKBENCH_SHOTS", "")
+REPO = Path(__file__).resolve().parents[3]
+TEMPLATE = REPO / "notebooks" / "03-triage.ipynb"
+
+
+def _free_port() -> int:
+    with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for_port(port: int, server: subprocess.Popen[bytes], log: Path, timeout_s: float = 300.0) -> None:
+    """Wait until the server accepts connections (a GET would start a kernel, so only connect)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"voila exited with {server.returncode}:\n{log.read_text()[-3000:]}")
+        with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
+            sock.settimeout(0.5)
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    pytest.fail(f"voila did not listen on port {port} within {timeout_s:.0f} s:\n{log.read_text()[-3000:]}")
+
+
 #: Safety net against a hang while a kernel runs the template (not a budget: CI machines are busy).
 KERNEL_TIMEOUT_S = 300.0
 #: Records every Content-Security-Policy refusal in the page (the browser makes no request for those).
@@ -36,7 +60,7 @@ _REFUSALS = (
 )
 
 
-def prepare(folder: Path, *, store: str, queue: str = "failed", markers: Path | None = None) -> Path:
+def prepare(folder: Path, *, store: str, queue: str = "failed", markers: Path | None = None, **parameters: str) -> Path:
     """A copy of the triage template in ``folder`` with its parameters set for the small fixture
     (Voila injects none); with ``markers``, a last cell writes a file there named by the kernel's
     process id, holding ``VOILA_PREHEAT``: the kernel has run the whole template, view included."""
@@ -49,6 +73,7 @@ def prepare(folder: Path, *, store: str, queue: str = "failed", markers: Path | 
             "predictions": str(REPO / "tests/fixtures/predictions/zarifaziz_dev_small.jsonl"),
             "store": store,
             "queue": queue,  # failed: the fixture's 3 failed turns
+            **parameters,  # e.g. annotator
         },
         prepare_only=True,
         kernel_name="python3",
