@@ -89,14 +89,16 @@ class GradedRun:
 _CARRIED_GOLD = ("question", "gold_answer", "gold_solution", "level")
 
 
-def unmatched_rows(gold: GoldDataset, preds: pl.DataFrame) -> pl.DataFrame:
+def unmatched_rows(gold: GoldDataset, preds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """The prediction rows that match no gold turn, in their given order, with a ``why``."""
     keys = ["record_id", "turn"]
-    record_turns = gold.turns.group_by("record_id").agg(pl.col("n_turns").first())
+    record_turns = gold.turns.lazy().group_by("record_id").agg(pl.col("n_turns").first())
     return (
-        preds.join(gold.turns.select(keys), on=keys, how="anti", maintain_order="left")
+        preds.lazy()
+        .join(gold.turns.lazy().select(keys), on=keys, how="anti", maintain_order="left")
         .join(record_turns, on="record_id", how="left", maintain_order="left")
         .with_columns(unmatched_reason(gold).alias("why"))
+        .collect()
     )
 
 
@@ -490,7 +492,7 @@ def _grade_rows(
 
 def grade_predictions(
     gold: GoldDataset,
-    predictions: pl.DataFrame | Sequence[pl.DataFrame],
+    predictions: pl.DataFrame | pl.LazyFrame | Sequence[pl.DataFrame | pl.LazyFrame],
     *,
     policy: GradingPolicy | str = DEFAULT_GRADING_POLICY,
     also: Sequence[GradingPolicy | str] | None = None,
@@ -508,6 +510,9 @@ def grade_predictions(
         From :func:`workbench.io.gold.load_gold`.
     predictions
         One canonical table, or several (one per file); see :data:`workbench.schema.PREDICTIONS`.
+        A ``LazyFrame`` (``pl.scan_parquet``) is read here: its rows that match no gold turn in
+        full, the rest without the gold they carry (``question``, ``gold_answer``, ...), which
+        the gold set holds; a caller that keeps no other reference holds no copy of them.
     policy
         The main grading policy (a :class:`~workbench.grading.policies.GradingPolicy` or its name).
     also
@@ -533,19 +538,21 @@ def grade_predictions(
     benchmark = benchmark or gold.benchmark
     policy = for_benchmark(get_policy(policy), benchmark)
     extra = [for_benchmark(get_policy(p), benchmark) for p in (POLICIES.values() if also is None else also)]
-    frames = [predictions] if isinstance(predictions, pl.DataFrame) else list(predictions)
-    preds = pl.concat([f.select(list(PREDICTIONS)) for f in frames]) if frames else pl.DataFrame(schema=PREDICTIONS)
+    frames = [predictions] if isinstance(predictions, pl.DataFrame | pl.LazyFrame) else list(predictions)
+    lazy = pl.concat([f.lazy().select(list(PREDICTIONS)) for f in frames]) if frames else pl.LazyFrame(schema=PREDICTIONS)
+    del frames, predictions  # a scan is read below: its rows that match no gold turn, then the columns grading reads
+    unmatched = unmatched_rows(gold, lazy)
+    # gold carried inside the outputs was turned into the gold set already; the gold set's copy wins
+    preds = lazy.drop(*_CARRIED_GOLD).collect()
+    del lazy
     systems = tuple(preds.get_column("system").unique(maintain_order=True).to_list())
     gold_turns = gold.turns
     last_turn = (pl.col("turn") == pl.col("n_turns") - 1).alias("is_last_turn")
     keys = ["record_id", "turn"]
 
-    unmatched = unmatched_rows(gold, preds)
-
     parts = []
     for system in systems:
-        # gold carried inside the outputs was turned into the gold set already; the gold set's copy wins
-        sys_preds = preds.filter(pl.col("system") == system).drop("system", *_CARRIED_GOLD, strict=False)
+        sys_preds = preds.filter(pl.col("system") == system).drop("system")
         # one chunk: rows gathered from a text column of several chunks (a file read in row groups,
         # several files) copy their text, from one they share it (rechunking copies the views only)
         sys_preds = sys_preds.rechunk()
