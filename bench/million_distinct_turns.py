@@ -33,8 +33,8 @@ nothing is extrapolated.
 
 Timed
 
-In a fresh process, the built inputs are read from files (Parquet, in a temporary folder), as a
-user's run reads its outputs; then ``grade_predictions`` (as ``workbench grade`` calls it, one call
+In a fresh process, the built inputs are read from files (Parquet, in a temporary folder; the
+predictions as scans that ``grade_predictions`` reads itself, without the gold they carry); then ``grade_predictions`` (as ``workbench grade`` calls it, one call
 per benchmark, default workers) and ``slice_accuracy(turns, intervals=False)`` (the slices of the
 overview report) on each part; ``grade_plus_slices_s`` is their sum. Policies: the benchmark's main
 policy plus every named policy except ``math-verify``. Math-Verify costs about 0.5 ms a pair in its
@@ -431,7 +431,10 @@ def _write(parts: dict[str, tuple[GoldDataset, list[pl.DataFrame]]], folder: Pat
             frame.write_parquet(folder / f"{name}.predictions.{i}.parquet")
 
 
-def _read(name: str, folder: Path) -> tuple[GoldDataset, list[pl.DataFrame]]:
+def _read(name: str, folder: Path) -> tuple[GoldDataset, list[pl.LazyFrame]]:
+    """A part's gold, read, and its predictions as Parquet scans (``pl.scan_parquet``), which
+    ``grade_predictions`` takes: it reads the rows that match no gold turn in full and the rest
+    without the gold they carry, which the gold set holds."""
     meta = json.loads((folder / f"{name}.gold.json").read_text())
     gold = GoldDataset(
         turns=pl.read_parquet(folder / f"{name}.gold_turns.parquet"),
@@ -440,7 +443,7 @@ def _read(name: str, folder: Path) -> tuple[GoldDataset, list[pl.DataFrame]]:
         layout=meta["layout"],
         benchmark=meta["benchmark"],
     )
-    preds = [pl.read_parquet(p) for p in sorted(folder.glob(f"{name}.predictions.*.parquet"))]
+    preds = [pl.scan_parquet(p) for p in sorted(folder.glob(f"{name}.predictions.*.parquet"))]
     return gold, preds
 
 

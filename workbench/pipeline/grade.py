@@ -269,9 +269,9 @@ def _decide(frame: pl.DataFrame, policies: Sequence[GradingPolicy], kind: Answer
         return fastpath.decide(frame, policies, kind)
     rows, grades = [], []
     starts = range(0, frame.height, step)
-    # polars lets go of the GIL while it computes: two slices per core keep the cores busy while a
-    # slice's Python holds it (4.5 -> 4.1 s for 870,000 GSM8K outputs on two cores, 60 MB more)
-    with ThreadPoolExecutor(max_workers=min(len(starts), 2 * (os.cpu_count() or 1))) as pool:
+    # polars lets go of the GIL while it computes: a slice per core (two per core were 4.5 -> 4.1 s
+    # for 870,000 GSM8K outputs on two cores, but 1.90 GB at the peak instead of 1.57 GB)
+    with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
 
         def one(start: int) -> tuple[pl.Series, pl.DataFrame]:
             decided, graded = fastpath.decide(frame.slice(start, step), policies, kind)
@@ -416,10 +416,9 @@ def _grade_rows(
     kind: AnswerKind,
     workers: int | None,
     fast_path: bool = True,
-) -> tuple[pl.DataFrame, Callable[[], pl.DataFrame], pl.Series, int | None]:
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.Series, int | None]:
     """Grade every row of ``joined`` once per distinct input; the turns (``joined`` with the
-    grade's columns), what builds the policy grades of the distinct inputs (``policy_inputs``;
-    called once), each row's input key and how many distinct inputs the fast path decided
+    grade's columns), the policy grades of the distinct inputs (``policy_inputs``), each row's input key and how many distinct inputs the fast path decided
     (``None`` without it). With
     ``fast_path``, the inputs :mod:`workbench.pipeline.fastpath` decides are graded in polars."""
     canonical = same_tables(tables)
@@ -468,10 +467,8 @@ def _grade_rows(
         per_key_parts.append(fast_policies.select(per_key.columns))
     del graded, fast_turns, fast_policies
     results = results.sort("_key").drop("_key")
-    turns = joined.drop(results.columns, strict=False).hstack(results[index])
-    del results
-    one_row_per_turn = not joined.select("system", "record_id", "turn").is_duplicated().any()
-    if one_row_per_turn:
+    disagree = None
+    if not joined.select("system", "record_id", "turn").is_duplicated().any():
         # one row per turn: whether the policies disagree is a property of the graded input
         verdicts = pl.concat([part.select("_key", "correct") for part in per_key_parts])
         disagree = (
@@ -483,11 +480,16 @@ def _grade_rows(
             )
             .sort("_key")["graders_disagree"]
         )
-        turns = turns.with_columns(disagree[index])
-        del verdicts, disagree
+        del verdicts
     del per_key  # held by per_key_parts, which inputs_from_parts empties
-    built = partial(inputs_from_parts, per_key_parts, n_inputs)
-    return turns, built, index.cast(pl.UInt32).rename("input_key"), fast_keys.len() if fast_path else None
+    # the rows of every input and policy (seven million for a million inputs) let go of before the
+    # turns are built beside them
+    inputs = inputs_from_parts(per_key_parts, n_inputs)
+    turns = joined.drop(results.columns, strict=False).hstack(results[index])
+    del results
+    if disagree is not None:
+        turns = turns.with_columns(disagree[index])
+    return turns, inputs, index.cast(pl.UInt32).rename("input_key"), fast_keys.len() if fast_path else None
 
 
 def grade_predictions(
@@ -575,27 +577,18 @@ def grade_predictions(
     )
     tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
     fast = fastpath.ENABLED if fast_path is None else fast_path
-    turns, build_inputs, input_keys, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
+    turns, inputs, input_keys, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
     del joined  # only the graded copy is needed from here
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # the policy grades of the inputs (polars, which lets go of the GIL) are built while the
-        # turns' features, error types and checks (mostly Python) are found
-        built = pool.submit(build_inputs)
-        del build_inputs
-        programs = turns.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
-        final = {program: final_operation(program) for program in programs}  # once per distinct program
-        turns = turns.with_columns(
-            pl.col("gold_program").replace_strict(final, return_dtype=pl.String).alias("operation")
-        )
-        turns = _join_left(turns, gold_features(gold_turns, tables), keys)
-        if "graders_disagree" not in turns.columns:  # several rows of one turn: by turn, not by input
-            view = policy_view(turns.select("system", *keys), input_keys, built.result())
-            turns = _join_left(turns, graders_disagree(view), ["system", *keys])
-            del view
-        turns = turns.with_columns(error_types(turns, tables))
-        checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
-        inputs = built.result()
-        del built
+    programs = turns.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
+    final = {program: final_operation(program) for program in programs}  # once per distinct program
+    turns = turns.with_columns(pl.col("gold_program").replace_strict(final, return_dtype=pl.String).alias("operation"))
+    turns = _join_left(turns, gold_features(gold_turns, tables), keys)
+    if "graders_disagree" not in turns.columns:  # several rows of one turn: by turn, not by input
+        view = policy_view(turns.select("system", *keys), input_keys, inputs)
+        turns = _join_left(turns, graders_disagree(view), ["system", *keys])
+        del view
+    turns = turns.with_columns(error_types(turns, tables))
+    checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
     turns = _join_left(turns, top_category(checks_table), keys)
     turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
     order = turns.select(pl.arg_sort_by("system", "record_id", "turn", maintain_order=True).alias("_order"))["_order"]
