@@ -403,6 +403,30 @@ def _needing_worker(
     )
 
 
+def _disagree(parts: list[pl.DataFrame], n_inputs: int) -> pl.Series:
+    """``graders_disagree`` of each distinct input (``_key`` order): whether its ``correct`` takes
+    more than one value over the rows of ``parts`` (``n_unique() > 1``, null counting as a value;
+    null for an input without a row). Each verdict is marked on the inputs by a scatter, which
+    holds a flag per input where grouping the rows (seven million for a million inputs under seven
+    policies) holds a hash table of them.
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"_key": pl.Series([0, 0, 1, 1, 2], dtype=pl.UInt32),
+    ...                      "correct": [True, False, True, True, None]})
+    >>> _disagree([rows], 4).to_list()
+    [True, False, False, None]
+    """
+    kinds = pl.zeros(n_inputs, dtype=pl.UInt8, eager=True)
+    correct = pl.col("correct")
+    for verdict in (correct, ~correct, correct.is_null()):
+        seen = pl.zeros(n_inputs, dtype=pl.Boolean, eager=True)
+        for part in parts:
+            seen = seen.scatter(part.filter(verdict).get_column("_key"), True)
+        kinds = kinds + seen.cast(pl.UInt8)
+    return pl.select(pl.when(kinds > 0).then(kinds > 1).alias("graders_disagree")).to_series()
+
+
 def _items(rows: pl.DataFrame, tables: dict[str, TableRows]) -> list[tuple[dict[str, Any], TableRows | None]]:
     """Each row of distinct inputs with its table, as :func:`_grade_chunk` takes them."""
     return [(row, tables[row["_table"]] if row["_table"] is not None else None) for row in rows.iter_rows(named=True)]
@@ -466,30 +490,23 @@ def _grade_rows(
         results = pl.concat([results, fast_turns.select(results.columns)])
         per_key_parts.append(fast_policies.select(per_key.columns))
     del graded, fast_turns, fast_policies
-    results = results.sort("_key").drop("_key")
+    # the row of each key (the keys are 0 .. n_inputs - 1, each once): gathered once, with the turns'
+    # index, not sorted first (a copy of every text column)
+    row_of_key = results.get_column("_key").arg_sort()
+    results = results.drop("_key")
     disagree = None
     if not joined.select("system", "record_id", "turn").is_duplicated().any():
         # one row per turn: whether the policies disagree is a property of the graded input
-        verdicts = pl.concat([part.select("_key", "correct") for part in per_key_parts])
-        disagree = (
-            pl.DataFrame({"_key": pl.int_range(n_inputs, dtype=pl.UInt32, eager=True)})
-            .join(
-                verdicts.group_by("_key").agg((pl.col("correct").n_unique() > 1).alias("graders_disagree")),
-                on="_key",
-                how="left",
-            )
-            .sort("_key")["graders_disagree"]
-        )
-        del verdicts
+        disagree = _disagree(per_key_parts, n_inputs)
     del per_key  # held by per_key_parts, which inputs_from_parts empties
     # the rows of every input and policy (seven million for a million inputs) let go of before the
     # turns are built beside them
-    inputs = inputs_from_parts(per_key_parts, n_inputs)
-    turns = joined.drop(results.columns, strict=False).hstack(results[index])
-    del results
+    grades = inputs_from_parts(per_key_parts, n_inputs)
+    turns = joined.drop(results.columns, strict=False).hstack(results[row_of_key.gather(index)])
+    del results, row_of_key
     if disagree is not None:
         turns = turns.with_columns(disagree[index])
-    return turns, inputs, index.cast(pl.UInt32).rename("input_key"), fast_keys.len() if fast_path else None
+    return turns, grades, index.cast(pl.UInt32).rename("input_key"), fast_keys.len() if fast_path else None
 
 
 def grade_predictions(
