@@ -26,8 +26,9 @@ Agreement with a reference verdict, where one exists:
   verdict;
 * program-of-thoughts: none.
 
-Target (issue 21): workbench end to end at least 200x the pairs per second of math-verify (issue 7:
-50x), at equal or better agreement with the reference verdicts; the fast path's verdicts equal
+Floor (issue 35, which dropped issue 21's 200x: no compiled extension for that ratio): workbench end
+to end at least 50x the pairs per second of math-verify (``floor_ratio``; the ratio itself is reported,
+with no target), at equal or better agreement with the reference verdicts; the fast path's verdicts equal
 the pair-by-pair ones (counted: ``fast_path_verdicts_differ``, 0).
 Run with ``make bench`` or ``python bench/math_verify_pairs.py [--limit N]``.
 """
@@ -51,7 +52,7 @@ from workbench.grading.memo import clear as clear_caches  # noqa: E402
 from workbench.grading.policies import DEFAULT_GRADING_POLICY, for_benchmark, grade_answer, select_answer  # noqa: E402
 from workbench.pipeline.fastpath import decide  # noqa: E402
 
-TARGET_RATIO = 200.0
+FLOOR_RATIO = 50.0
 
 
 def _number(text: Any) -> float | None:
@@ -200,7 +201,7 @@ def run(limit: int | None = None) -> dict[str, Any]:
         "ratio_match_only_over_math_verify": round(match_rate / mv_rate, 1),
         "math_verify_on_answers_pairs_per_s": round(n / t_mv_answers, 1),
         "ratio_match_only_over_math_verify_on_answers": round(match_rate / (n / t_mv_answers), 1),
-        "target_ratio": TARGET_RATIO,
+        "floor_ratio": FLOOR_RATIO,
         "workbench_seconds": round(best_e2e, 3),
         "math_verify_seconds": round(t_mv, 2),
         "math_verify_errors": errors,
@@ -232,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         f"  math-verify parse + verify        {f['math_verify_pairs_per_s']:>10,.0f} pairs/s ({f['math_verify_errors']} errors)"
     )
     print(
-        f"  ratio {f['ratio_workbench_over_math_verify']:.1f}x [target >= {TARGET_RATIO:.0f}x]; "
+        f"  ratio {f['ratio_workbench_over_math_verify']:.1f}x [floor >= {FLOOR_RATIO:.0f}x]; "
         f"pair by pair {f['ratio_per_pair_over_math_verify']:.1f}x"
     )
     print(
