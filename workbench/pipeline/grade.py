@@ -93,9 +93,13 @@ def unmatched_rows(gold: GoldDataset, preds: pl.DataFrame | pl.LazyFrame) -> pl.
     """The prediction rows that match no gold turn, in their given order, with a ``why``."""
     keys = ["record_id", "turn"]
     record_turns = gold.turns.lazy().group_by("record_id").agg(pl.col("n_turns").first())
+    gold_keys = gold.turns.lazy().select(keys)
+    if preds.lazy().select(keys).join(gold_keys, on=keys, how="anti").select(pl.len()).collect().item() == 0:
+        # the usual case, decided on the keys alone (a scan reads two columns, not the outputs)
+        preds = preds.lazy().clear()
     return (
         preds.lazy()
-        .join(gold.turns.lazy().select(keys), on=keys, how="anti", maintain_order="left")
+        .join(gold_keys, on=keys, how="anti", maintain_order="left")
         .join(record_turns, on="record_id", how="left", maintain_order="left")
         .with_columns(unmatched_reason(gold).alias("why"))
         .collect()
