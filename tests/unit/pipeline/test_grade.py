@@ -140,6 +140,31 @@ def test_unmatched_and_missing_predictions(tmp_path: Path, dev_small_path: Path)
     assert summary["n_turns_correct"] == 1
 
 
+def test_a_parquet_scan_grades_as_the_table_it_holds(tmp_path: Path, dev_small_path: Path) -> None:
+    """``grade_predictions`` takes LazyFrames (``pl.scan_parquet``): the same turns, policy grades
+    and unmatched rows (in full, carried gold included) as from the table the file holds."""
+    gold = load_gold(dev_small_path)
+    first = gold.turns.sort("record_id", "turn").row(0, named=True)
+    rows = [
+        {"record_id": first["record_id"], "turn": 0, "predicted_answer": first["gold_executed"], "question": "q?"},
+        {"record_id": "Single_NOPE/2001/page_1.pdf-1", "turn": 0, "predicted_answer": "1", "question": "kept?"},
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    table = load_predictions(path)
+    table.write_parquet(tmp_path / "run.parquet")
+    from_table = grade_predictions(gold, table)
+    from_scan = grade_predictions(gold, [pl.scan_parquet(tmp_path / "run.parquet")])
+    assert_frame_equal(from_scan.turns, from_table.turns)
+    assert_frame_equal(from_scan.policy_grades, from_table.policy_grades)
+    assert_frame_equal(from_scan.unmatched, from_table.unmatched)
+    assert from_scan.unmatched["question"].to_list() == ["kept?"]
+    # every row matched: the unmatched table is empty, with the predictions' columns
+    matched = grade_predictions(gold, pl.scan_parquet(tmp_path / "run.parquet").head(1))
+    assert matched.unmatched.height == 0
+    assert matched.unmatched.columns == from_table.unmatched.columns
+
+
 def test_two_systems_are_graded_side_by_side(tmp_path: Path, dev_small_path: Path) -> None:
     gold = load_gold(dev_small_path)
     first = gold.turns.row(0, named=True)
