@@ -562,7 +562,9 @@ def grade_predictions(
     policy = for_benchmark(get_policy(policy), benchmark)
     extra = [for_benchmark(get_policy(p), benchmark) for p in (POLICIES.values() if also is None else also)]
     frames = [predictions] if isinstance(predictions, pl.DataFrame | pl.LazyFrame) else list(predictions)
-    lazy = pl.concat([f.lazy().select(list(PREDICTIONS)) for f in frames]) if frames else pl.LazyFrame(schema=PREDICTIONS)
+    lazy = (
+        pl.concat([f.lazy().select(list(PREDICTIONS)) for f in frames]) if frames else pl.LazyFrame(schema=PREDICTIONS)
+    )
     del frames, predictions  # a scan is read below: its rows that match no gold turn, then the columns grading reads
     unmatched = unmatched_rows(gold, lazy)
     # gold carried inside the outputs was turned into the gold set already; the gold set's copy wins
