@@ -121,9 +121,10 @@ _GRADES_AS_TEXT = {c: as_text(t) for c, t in POLICY_GRADES.items() if c not in (
 
 
 def _compact(frame: pl.DataFrame) -> pl.DataFrame:
-    """Policy grades built as text (by the cascade) in the dtypes of
-    :data:`~workbench.schema.POLICY_GRADES`: enums and categories, as the fast path gives them."""
-    return frame.with_columns([pl.col(c).cast(t) for c, t in POLICY_GRADES.items() if c in frame.columns])
+    """Policy grades built as text (by the cascade) in the dtypes the fast path gives them
+    (:data:`workbench.pipeline.fastpath.OUTPUTS`): enums, and categories for the rest, the answers
+    and details too (a row per input and policy; ``policy_inputs`` holds them as text)."""
+    return frame.with_columns([pl.col(c).cast(t) for c, t in fastpath.OUTPUTS.items() if c in frame.columns])
 
 
 #: What one turn's grade depends on (besides the table, the answer kind and the policies).
