@@ -117,7 +117,9 @@ def inputs_from_parts(parts: list[pl.DataFrame], n_inputs: int) -> pl.DataFrame:
     # policies are seven million rows, held once
     fields: dict[str, list[pl.Series]] = {}
     for field, dtype in POLICY_GRADE_FIELDS.items():
-        column = per_key.get_column(field).cast(dtype)
+        column = per_key.get_column(field)
+        if not (column.dtype == pl.Categorical and dtype == pl.String):  # text once one row per grade (canonical)
+            column = column.cast(dtype)
         if column.dtype == pl.String():  # from one chunk: gathering text from several copies the text
             column = column.rechunk()
         per_key = per_key.drop(field)
@@ -275,8 +277,9 @@ def canonical(inputs: pl.DataFrame | list[pl.DataFrame], input_keys: pl.Series) 
     take = first.get_column("_same")
     del same, first
     columns = [pl.int_range(take.len(), dtype=pl.UInt32, eager=True).alias("input_key")]
+    grade = pl.Struct(dict(POLICY_GRADE_FIELDS))  # answers and details held as categories while grading are text
     for name in names:
-        columns.append(frame.get_column(name).gather(take))
+        columns.append(frame.get_column(name).gather(take).cast(grade))
         frame = frame.drop(name)  # let go of once copied (when the caller let go of it too)
     return pl.DataFrame(columns), keys.cast(pl.UInt32).rename("input_key")
 
