@@ -445,11 +445,14 @@ def _grade_rows(
     kind: AnswerKind,
     workers: int | None,
     fast_path: bool = True,
+    one_row_per_turn: bool = False,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.Series, int | None]:
     """Grade every row of ``joined`` once per distinct input; the turns (``joined`` with the
-    grade's columns), the policy grades of the distinct inputs (``policy_inputs``), each row's input key and how many distinct inputs the fast path decided
-    (``None`` without it). With
-    ``fast_path``, the inputs :mod:`workbench.pipeline.fastpath` decides are graded in polars."""
+    grade's columns), the policy grades of the distinct inputs (``policy_inputs``), each row's
+    input key and how many distinct inputs the fast path decided (``None`` without it). With
+    ``fast_path``, the inputs :mod:`workbench.pipeline.fastpath` decides are graded in polars.
+    With ``one_row_per_turn`` (``joined`` has no turn of a system twice), the turns get
+    ``graders_disagree`` from their inputs."""
     canonical = same_tables(tables)
     inputs = [c for c in _GRADE_INPUTS if c in joined.columns]
     keyed = joined.with_columns(
@@ -500,8 +503,7 @@ def _grade_rows(
     row_of_key = results.get_column("_key").arg_sort()
     results = results.drop("_key")
     disagree = None
-    if not joined.select("system", "record_id", "turn").is_duplicated().any():
-        # one row per turn: whether the policies disagree is a property of the graded input
+    if one_row_per_turn:  # whether the policies disagree is a property of the graded input
         disagree = _disagree(per_key_parts, n_inputs)
     del per_key  # held by per_key_parts, which inputs_from_parts empties
     # the rows of every input and policy (seven million for a million inputs) let go of before the
@@ -601,7 +603,9 @@ def grade_predictions(
     )
     tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
     fast = fastpath.ENABLED if fast_path is None else fast_path
-    turns, inputs, input_keys, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
+    # a left join of unique gold turns gives each system a row per turn, more only for a prediction given twice
+    once = joined.height == gold_turns.height * len(systems) and not gold_turns.select(keys).is_duplicated().any()
+    turns, inputs, input_keys, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast, once)
     del joined  # only the graded copy is needed from here
     programs = turns.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
     final = {program: final_operation(program) for program in programs}  # once per distinct program
