@@ -71,7 +71,7 @@ INPUTS = (
 #: policy being several million rows: 0.27 GB less at the peak of a million distinct inputs.
 OUTPUTS: dict[str, pl.DataType] = {
     "_row": pl.UInt32(),
-    "_p": pl.Int64(),
+    "_p": pl.UInt16(),
     "policy": pl.Categorical(),
     "correct": pl.Boolean(),
     "status": STATUS_DTYPE,
@@ -547,7 +547,7 @@ def decide(
         parts.append(
             long.slice(blocks.index(src) * df.height, df.height).select(
                 "_row",
-                pl.lit(position, pl.Int64).alias("_p"),
+                pl.lit(position, OUTPUTS["_p"]).alias("_p"),
                 pl.lit(policy.name, dtype=pl.Categorical()).alias("policy"),
                 "answer",
                 "answer_source",
