@@ -50,6 +50,40 @@ def _prefetched() -> dict[tuple[str, str, float], SymbolicVerdict]:
     return verdicts
 
 
+#: Math-Verify's readings of single regex matches, by the match's groups and the extraction config
+#: (:func:`_remember_extractions`); at most :data:`_EXTRACTIONS_KEPT` of them.
+_EXTRACTIONS: dict[tuple[Any, ...], Any] = {}
+_EXTRACTIONS_KEPT = 1 << 15
+
+
+def _remember_extractions() -> None:
+    """Make Math-Verify read each distinct regex match once in this process: ``parse`` finds the
+    candidate answers of an output with its regexes and reads them one by one
+    (``math_verify.parser.extract_match``: a number through SymPy's ``sympify``, LaTeX through
+    latex2sympy) until one reads. A reading depends on the match's named groups and the
+    extraction config alone (and its values, SymPy expressions and strings, are immutable), so the
+    reading of ``\\boxed{18}`` at the end of one output is kept for the next: 81,417 GSM8K outputs
+    end in 10,104 distinct answers. The verdicts are Math-Verify's own; an extraction that raises
+    raises again on each call (never stored). Idempotent."""
+    from math_verify import parser
+
+    original = parser.extract_match
+    if getattr(original, "__wrapped__", None) is not None:
+        return
+
+    def extract_match(match: re.Match[str], target_type: Any) -> Any:
+        key = (target_type, tuple(match.groupdict().items()))
+        found = _EXTRACTIONS.get(key)
+        if found is None:
+            found = original(match, target_type)
+            if len(_EXTRACTIONS) < _EXTRACTIONS_KEPT:
+                _EXTRACTIONS[key] = found
+        return found
+
+    extract_match.__wrapped__ = original  # type: ignore[attr-defined]
+    parser.extract_match = extract_match
+
+
 @memoize(max_chars=1_024, maxsize=1 << 15)
 def _parse_gold(gold_text: str) -> tuple[Any, ...]:
     """``math_verify.parse(gold_text)`` (default settings, signal timeout off), once per distinct
@@ -68,6 +102,7 @@ def _math_verify_default(output: str, gold: str) -> SymbolicVerdict:
     distinct text: :func:`_parse_gold`)."""
     from math_verify import parse, verify
 
+    _remember_extractions()
     delimited = patterns.UNESCAPED_DOLLAR.search(gold) or "\\boxed" in gold
     gold_text = gold if delimited else f"${gold}$"  # the README writes "$123$"
     try:
