@@ -51,9 +51,37 @@ def _prefetched() -> dict[tuple[str, str, float], SymbolicVerdict]:
 
 
 #: Math-Verify's readings of single regex matches, by the match's groups and the extraction config
-#: (:func:`_remember_extractions`); at most :data:`_EXTRACTIONS_KEPT` of them.
+#: (:func:`_remember_extractions`); at most :data:`_KEPT` of them, each kept for the process's life.
 _EXTRACTIONS: dict[tuple[Any, ...], Any] = {}
-_EXTRACTIONS_KEPT = 1 << 15
+#: The key of each kept reading's value, by the value's ``id``: a kept value lives as long as the
+#: process, so no other object has its id (:func:`_reading_key`).
+_READING_KEYS: dict[int, tuple[Any, ...]] = {}
+#: Math-Verify's ``verify`` of a gold text and an output's readings (:func:`_reading_key`).
+_VERIFIED: dict[tuple[str, tuple[Any, ...]], bool] = {}
+_KEPT = 1 << 15
+
+
+def _forget_readings() -> None:
+    """Empty what :func:`_remember_extractions` and :func:`_math_verify_default` kept (together:
+    a reading's id names it only while it is kept)."""
+    _VERIFIED.clear()
+    _READING_KEYS.clear()
+    _EXTRACTIONS.clear()
+
+
+def _reading_key(parsed: list[Any]) -> tuple[Any, ...] | None:
+    """What ``math_verify.parse`` returned, as a key: each SymPy value by the key of the kept reading
+    it is (:data:`_READING_KEYS`), each text as itself; ``None`` when a value is not a kept reading."""
+    key: list[tuple[str, Any]] = []
+    for value in parsed:
+        if isinstance(value, str):
+            key.append(("text", value))
+            continue
+        reading = _READING_KEYS.get(id(value))
+        if reading is None:
+            return None
+        key.append(("read", reading))
+    return tuple(key)
 
 
 def _remember_extractions() -> None:
@@ -64,7 +92,7 @@ def _remember_extractions() -> None:
     extraction config alone (and its values, SymPy expressions and strings, are immutable), so the
     reading of ``\\boxed{18}`` at the end of one output is kept for the next: 81,417 GSM8K outputs
     end in 10,104 distinct answers. The verdicts are Math-Verify's own; an extraction that raises
-    raises again on each call (never stored). Idempotent."""
+    raises again on each call (never stored). Idempotent. :func:`_forget_readings` empties it."""
     from math_verify import parser
 
     original = parser.extract_match
@@ -76,8 +104,10 @@ def _remember_extractions() -> None:
         found = _EXTRACTIONS.get(key)
         if found is None:
             found = original(match, target_type)
-            if len(_EXTRACTIONS) < _EXTRACTIONS_KEPT:
+            if len(_EXTRACTIONS) < _KEPT:
                 _EXTRACTIONS[key] = found
+                if found[0] is not None:
+                    _READING_KEYS[id(found[0])] = key
         return found
 
     extract_match.__wrapped__ = original  # type: ignore[attr-defined]
@@ -99,7 +129,8 @@ def _parse_gold(gold_text: str) -> tuple[Any, ...]:
 def _math_verify_default(output: str, gold: str) -> SymbolicVerdict:
     """Math-Verify as its README calls it, ``verify(parse(gold), parse(output))`` with its default
     settings, its signal timeouts off; runs inside a limits worker (the gold parsed once per
-    distinct text: :func:`_parse_gold`)."""
+    distinct text: :func:`_parse_gold`; an output's readings once per distinct regex match:
+    :func:`_remember_extractions`; ``verify`` once per gold text and distinct readings)."""
     from math_verify import parse, verify
 
     _remember_extractions()
@@ -120,8 +151,16 @@ def _math_verify_default(output: str, gold: str) -> SymbolicVerdict:
         return SymbolicVerdict(
             GradeStatus.NO_ANSWER, False, "math-verify finds no answer in the output", None, gold_str
         )
+    # verify's answer for this gold and these readings of an output, kept: 9,278 GSM8K outputs of
+    # 1,500 problems hold 3,294 distinct (gold, readings) pairs
+    reading = _reading_key(pred_parsed)
+    kept = None if reading is None else (gold_text, reading)
     try:
-        equal = verify(gold_parsed, pred_parsed, timeout_seconds=None)
+        equal = _VERIFIED.get(kept) if kept is not None else None
+        if equal is None:
+            equal = bool(verify(gold_parsed, pred_parsed, timeout_seconds=None))
+            if kept is not None and len(_VERIFIED) < _KEPT:
+                _VERIFIED[kept] = equal
     except Exception as exc:  # recorded in the verdict
         detail = f"math-verify failed to compare {preview(str(pred_str))} with {preview(str(gold_str))}: {exc}"
         return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, detail, pred_str, gold_str)

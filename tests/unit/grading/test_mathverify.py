@@ -127,20 +127,22 @@ def _bundled_pairs() -> list[tuple[str, str]]:
 
 def test_remembered_extractions_give_math_verify_s_own_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Math-Verify's readings of regex matches, kept per distinct match and config
-    (``_remember_extractions``), give the verdicts of a fresh reading: each pair graded with an
-    empty store, again from what was kept, and with Math-Verify's own ``extract_match``."""
+    (``_remember_extractions``), and its ``verify`` kept per gold and readings, give the verdicts of
+    a fresh reading: each pair graded with an empty store, again from what was kept, and with
+    Math-Verify's own ``extract_match`` and nothing kept."""
     from math_verify import parser
 
     pairs = _bundled_pairs()
     assert len(pairs) > 100
     mathverify._remember_extractions()
-    mathverify._EXTRACTIONS.clear()
+    mathverify._forget_readings()
     mathverify._parse_gold.cache_clear()  # type: ignore[attr-defined]
     first = [_math_verify_default(output, gold) for output, gold in pairs]
-    assert mathverify._EXTRACTIONS  # kept
+    assert mathverify._EXTRACTIONS and mathverify._VERIFIED  # kept
     again = [_math_verify_default(output, gold) for output, gold in pairs]
     monkeypatch.setattr(parser, "extract_match", parser.extract_match.__wrapped__)
     monkeypatch.setattr(mathverify, "_remember_extractions", lambda: None)
+    mathverify._forget_readings()
     mathverify._parse_gold.cache_clear()  # type: ignore[attr-defined]
     fresh = [_math_verify_default(output, gold) for output, gold in pairs]
     assert first == again == fresh
