@@ -59,6 +59,9 @@ _READING_KEYS: dict[int, tuple[Any, ...]] = {}
 #: Math-Verify's ``verify`` of a gold text and an output's readings (:func:`_reading_key`).
 _VERIFIED: dict[tuple[str, tuple[Any, ...]], bool] = {}
 _KEPT = 1 << 15
+#: A key holding more characters than this (a long match, a long gold or fallback text) is not
+#: kept: what is kept stays small whatever the outputs (Math-Verify reads up to 100,000 characters).
+_KEPT_CHARS = 1_024
 
 
 def _forget_readings() -> None:
@@ -100,7 +103,10 @@ def _remember_extractions() -> None:
         return
 
     def extract_match(match: re.Match[str], target_type: Any) -> Any:
-        key = (target_type, tuple(match.groupdict().items()))
+        groups = tuple(match.groupdict().items())
+        if sum(len(text) for _, text in groups if text) > _KEPT_CHARS:
+            return original(match, target_type)
+        key = (target_type, groups)
         found = _EXTRACTIONS.get(key)
         if found is None:
             found = original(match, target_type)
@@ -154,7 +160,8 @@ def _math_verify_default(output: str, gold: str) -> SymbolicVerdict:
     # verify's answer for this gold and these readings of an output, kept: 9,278 GSM8K outputs of
     # 1,500 problems hold 3,294 distinct (gold, readings) pairs
     reading = _reading_key(pred_parsed)
-    kept = None if reading is None else (gold_text, reading)
+    texts = len(gold_text) + sum(len(value) for value in pred_parsed if isinstance(value, str))
+    kept = None if reading is None or texts > _KEPT_CHARS else (gold_text, reading)
     try:
         equal = _VERIFIED.get(kept) if kept is not None else None
         if equal is None:
