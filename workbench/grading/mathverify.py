@@ -21,6 +21,7 @@ import re
 import threading
 from collections.abc import Iterable
 from decimal import Decimal
+from typing import Any
 
 from workbench.grading import patterns
 from workbench.grading.compare import Verdict, no_answer_verdict
@@ -49,15 +50,100 @@ def _prefetched() -> dict[tuple[str, str, float], SymbolicVerdict]:
     return verdicts
 
 
+#: Math-Verify's readings of single regex matches, by the match's groups and the extraction config
+#: (:func:`_remember_extractions`); at most :data:`_KEPT` of them, each kept for the process's life.
+_EXTRACTIONS: dict[tuple[Any, ...], Any] = {}
+#: The key of each kept reading's value, by the value's ``id``: a kept value lives as long as the
+#: process, so no other object has its id (:func:`_reading_key`).
+_READING_KEYS: dict[int, tuple[Any, ...]] = {}
+#: Math-Verify's ``verify`` of a gold text and an output's readings (:func:`_reading_key`).
+_VERIFIED: dict[tuple[str, tuple[Any, ...]], bool] = {}
+_KEPT = 1 << 15
+#: A key holding more characters than this (a long match, a long gold or fallback text) is not
+#: kept: what is kept stays small whatever the outputs (Math-Verify reads up to 100,000 characters).
+_KEPT_CHARS = 1_024
+
+
+def _forget_readings() -> None:
+    """Empty what :func:`_remember_extractions` and :func:`_math_verify_default` kept (together:
+    a reading's id names it only while it is kept)."""
+    _VERIFIED.clear()
+    _READING_KEYS.clear()
+    _EXTRACTIONS.clear()
+
+
+def _reading_key(parsed: list[Any]) -> tuple[Any, ...] | None:
+    """What ``math_verify.parse`` returned, as a key: each SymPy value by the key of the kept reading
+    it is (:data:`_READING_KEYS`), each text as itself; ``None`` when a value is not a kept reading."""
+    key: list[tuple[str, Any]] = []
+    for value in parsed:
+        if isinstance(value, str):
+            key.append(("text", value))
+            continue
+        reading = _READING_KEYS.get(id(value))
+        if reading is None:
+            return None
+        key.append(("read", reading))
+    return tuple(key)
+
+
+def _remember_extractions() -> None:
+    """Make Math-Verify read each distinct regex match once in this process: ``parse`` finds the
+    candidate answers of an output with its regexes and reads them one by one
+    (``math_verify.parser.extract_match``: a number through SymPy's ``sympify``, LaTeX through
+    latex2sympy) until one reads. A reading depends on the match's named groups and the
+    extraction config alone (and its values, SymPy expressions and strings, are immutable), so the
+    reading of ``\\boxed{18}`` at the end of one output is kept for the next: 81,417 GSM8K outputs
+    end in 10,104 distinct answers. The verdicts are Math-Verify's own; an extraction that raises
+    raises again on each call (never stored). Idempotent. :func:`_forget_readings` empties it."""
+    from math_verify import parser
+
+    original = parser.extract_match
+    if getattr(original, "__wrapped__", None) is not None:
+        return
+
+    def extract_match(match: re.Match[str], target_type: Any) -> Any:
+        groups = tuple(match.groupdict().items())
+        if sum(len(text) for _, text in groups if text) > _KEPT_CHARS:
+            return original(match, target_type)
+        key = (target_type, groups)
+        found = _EXTRACTIONS.get(key)
+        if found is None:
+            found = original(match, target_type)
+            if len(_EXTRACTIONS) < _KEPT:
+                _EXTRACTIONS[key] = found
+                if found[0] is not None:
+                    _READING_KEYS[id(found[0])] = key
+        return found
+
+    extract_match.__wrapped__ = original  # type: ignore[attr-defined]
+    parser.extract_match = extract_match
+
+
+@memoize(max_chars=1_024, maxsize=1 << 15)
+def _parse_gold(gold_text: str) -> tuple[Any, ...]:
+    """``math_verify.parse(gold_text)`` (default settings, signal timeout off), once per distinct
+    gold text in a worker: a gold answer is graded against every system's output (8 checkpoints
+    of a 13,190-problem run parse 2,386 distinct golds 81,000 times), and ``parse`` is pure and
+    returns immutable values (SymPy expressions, strings). A tuple: the caller makes the list
+    ``verify`` takes. An exception is raised again on each call (never stored)."""
+    from math_verify import parse
+
+    return tuple(parse(gold_text, parsing_timeout=None))
+
+
 def _math_verify_default(output: str, gold: str) -> SymbolicVerdict:
     """Math-Verify as its README calls it, ``verify(parse(gold), parse(output))`` with its default
-    settings, its signal timeouts off; runs inside a limits worker."""
+    settings, its signal timeouts off; runs inside a limits worker (the gold parsed once per
+    distinct text: :func:`_parse_gold`; an output's readings once per distinct regex match:
+    :func:`_remember_extractions`; ``verify`` once per gold text and distinct readings)."""
     from math_verify import parse, verify
 
+    _remember_extractions()
     delimited = patterns.UNESCAPED_DOLLAR.search(gold) or "\\boxed" in gold
     gold_text = gold if delimited else f"${gold}$"  # the README writes "$123$"
     try:
-        gold_parsed = parse(gold_text, parsing_timeout=None)
+        gold_parsed = list(_parse_gold(gold_text))
         pred_parsed = parse(output, parsing_timeout=None)
     except Exception as exc:  # recorded in the verdict
         return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, f"math-verify failed to parse: {exc}", None, None)
@@ -71,8 +157,17 @@ def _math_verify_default(output: str, gold: str) -> SymbolicVerdict:
         return SymbolicVerdict(
             GradeStatus.NO_ANSWER, False, "math-verify finds no answer in the output", None, gold_str
         )
+    # verify's answer for this gold and these readings of an output, kept: 9,278 GSM8K outputs of
+    # 1,500 problems hold 3,294 distinct (gold, readings) pairs
+    reading = _reading_key(pred_parsed)
+    texts = len(gold_text) + sum(len(value) for value in pred_parsed if isinstance(value, str))
+    kept = None if reading is None or texts > _KEPT_CHARS else (gold_text, reading)
     try:
-        equal = verify(gold_parsed, pred_parsed, timeout_seconds=None)
+        equal = _VERIFIED.get(kept) if kept is not None else None
+        if equal is None:
+            equal = bool(verify(gold_parsed, pred_parsed, timeout_seconds=None))
+            if kept is not None and len(_VERIFIED) < _KEPT:
+                _VERIFIED[kept] = equal
     except Exception as exc:  # recorded in the verdict
         detail = f"math-verify failed to compare {preview(str(pred_str))} with {preview(str(gold_str))}: {exc}"
         return SymbolicVerdict(GradeStatus.UNPARSEABLE, False, detail, pred_str, gold_str)

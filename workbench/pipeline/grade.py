@@ -324,7 +324,9 @@ def _fast_grades(
         else pl.repeat(False, len(keys), eager=True)
     )
     if rest or has_program.any():
-        done = keys if rest else keys.filter(has_program)
+        # graded in order of their gold: the outputs of one problem (one per system) share a chunk,
+        # hence a worker, which parses that gold once (math-verify: ``mathverify._parse_gold``)
+        done = _by_gold(unique, keys) if rest else keys.filter(has_program)
         picked, back = done, None
         if not rest:  # only the program columns: they depend on the programs and the table alone
             by = [c for c in _PROGRAM_INPUTS if c in unique.columns]
@@ -351,6 +353,15 @@ def _fast_grades(
             )  # fmt: skip
             per_policy = pl.concat([per_policy, _compact(extra).select(per_policy.columns)]).sort("_key", "_p")
     return keys, turns, per_policy
+
+
+def _by_gold(unique: pl.DataFrame, keys: pl.Series) -> pl.Series:
+    """``keys`` (of distinct inputs) ordered by their gold (``gold_executed``), in their order
+    within a gold; each input's grade is its own, whatever the order it is graded in."""
+    if "gold_executed" not in unique.columns:
+        return keys
+    gold = unique.get_column("gold_executed").gather(keys)
+    return pl.DataFrame({"_key": keys, "_gold": gold}).sort("_gold", maintain_order=True).get_column("_key")
 
 
 def _one_call_each(policies: Sequence[GradingPolicy]) -> list[GradingPolicy]:

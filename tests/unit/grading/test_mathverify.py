@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from decimal import Decimal
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -107,3 +108,42 @@ def test_a_threads_prefetch_leaves_another_threads_verdicts() -> None:
     assert list(mathverify._prefetched()) == [(*mine[0], limit)]  # still here, theirs is not
     assert math_verify_grade(*mine[0], limit).equivalent
     assert not mathverify._prefetched()
+
+
+def _bundled_pairs() -> list[tuple[str, str]]:
+    """ToRA's GSM8K outputs (LaTeX, boxed answers, prose) and their gold, and OpenAI's (``#### n``),
+    each output also against a gold it does not give: equal and unequal pairs."""
+    from workbench.config import project_root
+    from workbench.io.predictions import load_predictions
+
+    root = project_root() / "data/predictions/gsm8k"
+    pairs = []
+    for name in ("tora/tora-70b.jsonl", "openai-gpt3/example_model_solutions.jsonl"):
+        rows = load_predictions(root / name).head(60).select("raw_output", "gold_answer").rows()
+        pairs += [(str(output), str(gold)) for output, gold in rows if output and gold]
+        pairs += [(str(output), str(gold) + "1") for output, gold in rows[:20] if output and gold]
+    return pairs
+
+
+def test_remembered_extractions_give_math_verify_s_own_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Math-Verify's readings of regex matches, kept per distinct match and config
+    (``_remember_extractions``), and its ``verify`` kept per gold and readings, give the verdicts of
+    a fresh reading: each pair graded with an empty store, again from what was kept, and with
+    Math-Verify's own ``extract_match`` and nothing kept."""
+    from math_verify import parser
+
+    pairs = _bundled_pairs()
+    assert len(pairs) > 100
+    mathverify._remember_extractions()
+    mathverify._forget_readings()
+    mathverify._parse_gold.cache_clear()  # type: ignore[attr-defined]
+    first = [_math_verify_default(output, gold) for output, gold in pairs]
+    assert mathverify._EXTRACTIONS and mathverify._VERIFIED  # kept
+    again = [_math_verify_default(output, gold) for output, gold in pairs]
+    monkeypatch.setattr(parser, "extract_match", parser.extract_match.__wrapped__)
+    monkeypatch.setattr(mathverify, "_remember_extractions", lambda: None)
+    mathverify._forget_readings()
+    mathverify._parse_gold.cache_clear()  # type: ignore[attr-defined]
+    fresh = [_math_verify_default(output, gold) for output, gold in pairs]
+    assert first == again == fresh
+    assert {v.equivalent for v in fresh} == {True, False}
