@@ -28,7 +28,14 @@ from workbench.grading.turn import grade_program, grade_turn, needs_worker, pref
 from workbench.io.gold import GoldDataset
 from workbench.parallel import distinct, first_rows, map_chunks, same_tables
 from workbench.pipeline import fastpath
-from workbench.pipeline.policy_inputs import canonical, empty_inputs, empty_keys, inputs_from_parts, policy_view
+from workbench.pipeline.policy_inputs import (
+    canonical,
+    disagreeing_inputs,
+    empty_inputs,
+    empty_keys,
+    inputs_from_parts,
+    policy_view,
+)
 from workbench.quality.checks import run_checks, top_category
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS, as_text
 
@@ -419,30 +426,6 @@ def _needing_worker(
     )
 
 
-def _disagree(parts: list[pl.DataFrame], n_inputs: int) -> pl.Series:
-    """``graders_disagree`` of each distinct input (``_key`` order): whether its ``correct`` takes
-    more than one value over the rows of ``parts`` (``n_unique() > 1``, null counting as a value;
-    null for an input without a row). Each verdict is marked on the inputs by a scatter, which
-    holds a flag per input where grouping the rows (seven million for a million inputs under seven
-    policies) holds a hash table of them.
-
-    Examples
-    --------
-    >>> rows = pl.DataFrame({"_key": pl.Series([0, 0, 1, 1, 2], dtype=pl.UInt32),
-    ...                      "correct": [True, False, True, True, None]})
-    >>> _disagree([rows], 4).to_list()
-    [True, False, False, None]
-    """
-    kinds = pl.zeros(n_inputs, dtype=pl.UInt8, eager=True)
-    correct = pl.col("correct")
-    for verdict in (correct, ~correct, correct.is_null()):
-        seen = pl.zeros(n_inputs, dtype=pl.Boolean, eager=True)
-        for part in parts:
-            seen = seen.scatter(part.filter(verdict).get_column("_key"), True)
-        kinds = kinds + seen.cast(pl.UInt8)
-    return pl.select(pl.when(kinds > 0).then(kinds > 1).alias("graders_disagree")).to_series()
-
-
 def _items(rows: pl.DataFrame, tables: dict[str, TableRows]) -> list[tuple[dict[str, Any], TableRows | None]]:
     """Each row of distinct inputs with its table, as :func:`_grade_chunk` takes them."""
     return [(row, tables[row["_table"]] if row["_table"] is not None else None) for row in rows.iter_rows(named=True)]
@@ -515,7 +498,7 @@ def _grade_rows(
     results = results.drop("_key")
     disagree = None
     if one_row_per_turn:  # whether the policies disagree is a property of the graded input
-        disagree = _disagree(per_key_parts, n_inputs)
+        disagree = disagreeing_inputs(per_key_parts, n_inputs)
     del per_key  # held by per_key_parts, which inputs_from_parts empties
     # the rows of every input and policy (seven million for a million inputs) let go of before the
     # turns are built beside them

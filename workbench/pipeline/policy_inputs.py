@@ -31,6 +31,7 @@ __all__ = [
     "empty_inputs",
     "empty_keys",
     "from_policy_grades",
+    "disagreeing_inputs",
     "inputs_from_parts",
     "join_inputs",
     "policy_inputs",
@@ -131,6 +132,30 @@ def inputs_from_parts(parts: list[pl.DataFrame], n_inputs: int) -> pl.DataFrame:
         pl.DataFrame([fields[f][p] for f in POLICY_GRADE_FIELDS]).to_struct(name) for p, name in enumerate(names)
     ]
     return pl.DataFrame([keys, *structs])
+
+
+def disagreeing_inputs(parts: list[pl.DataFrame], n_inputs: int) -> pl.Series:
+    """``graders_disagree`` of each distinct input (``_key`` order): whether its ``correct`` takes
+    more than one value over the rows of ``parts`` (``n_unique() > 1``, null counting as a value;
+    null for an input without a row). Each verdict is marked on the inputs by a scatter, which
+    holds a flag per input where grouping the rows (seven million for a million inputs under seven
+    policies) holds a hash table of them.
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"_key": pl.Series([0, 0, 1, 1, 2], dtype=pl.UInt32),
+    ...                      "correct": [True, False, True, True, None]})
+    >>> disagreeing_inputs([rows], 4).to_list()
+    [True, False, False, None]
+    """
+    kinds = pl.zeros(n_inputs, dtype=pl.UInt8, eager=True)
+    correct = pl.col("correct")
+    for verdict in (correct, ~correct, correct.is_null()):
+        seen = pl.zeros(n_inputs, dtype=pl.Boolean, eager=True)
+        for part in parts:
+            seen = seen.scatter(part.filter(verdict).get_column("_key"), True)
+        kinds = kinds + seen.cast(pl.UInt8)
+    return pl.select(pl.when(kinds > 0).then(kinds > 1).alias("graders_disagree")).to_series()
 
 
 def join_inputs(parts: Sequence[tuple[pl.DataFrame, pl.Series]]) -> tuple[pl.DataFrame, pl.Series]:
