@@ -29,6 +29,7 @@ from workbench.io.gold import GoldDataset
 from workbench.parallel import distinct, first_rows, map_chunks, same_tables
 from workbench.pipeline import fastpath
 from workbench.pipeline.policy_inputs import canonical, empty_inputs, empty_keys, inputs_from_parts, policy_view
+from workbench.pipeline.reuse import GradeReuse
 from workbench.quality.checks import run_checks, top_category
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS, as_text
 
@@ -230,6 +231,23 @@ def _grade_chunk(
     return out
 
 
+def _graded(
+    items: list[tuple[dict[str, Any], TableRows | None]],
+    policy: GradingPolicy,
+    also: Sequence[GradingPolicy],
+    kind: AnswerKind,
+    workers: int | None,
+    waiting: int,
+    reuse: GradeReuse | None,
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """:func:`_grade_chunk` over ``items`` (:func:`~workbench.parallel.map_chunks`), each graded
+    before under the same policies taken from ``reuse`` (a batch's: :mod:`workbench.pipeline.reuse`)."""
+    grade = partial(_grade_chunk, policy=policy, also=also, kind=kind)
+    if reuse is None:
+        return map_chunks(grade, items, workers=workers, waiting=waiting)
+    return reuse.grade(items, (policy, tuple(also), kind), partial(map_chunks, grade, workers=workers, waiting=waiting))
+
+
 #: Called once per distinct grading input (a hook for tests that count them).
 _on_distinct: Callable[[int], None] | None = None
 
@@ -291,6 +309,7 @@ def _fast_grades(
     also: Sequence[GradingPolicy],
     kind: AnswerKind,
     workers: int | None,
+    reuse: GradeReuse | None = None,
 ) -> tuple[pl.Series, pl.DataFrame, pl.DataFrame]:
     """The distinct inputs the fast path decides (:func:`workbench.pipeline.fastpath.decide`):
     their indices, their turn columns (``_key`` first) and their policy rows (``_key``, ``_p``
@@ -329,8 +348,7 @@ def _fast_grades(
         program = {c: t for c, t in _TURN.items() if c.startswith("program_")}
         if rest:
             waiting = _needing_worker(unique[picked], _one_call_each(rest), kind, programs=False)
-            grade = partial(_grade_chunk, policy=rest[0], also=rest[1:], kind=kind)
-            graded = map_chunks(grade, items, workers=workers, waiting=waiting)
+            graded = _graded(items, rest[0], rest[1:], kind, workers, waiting, reuse)
             from_cascade = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).select(list(program))
         else:
             # few program pairs reach SymPy (13 of the bundled ConvFinQA runs'): not shared among threads
@@ -416,6 +434,7 @@ def _grade_rows(
     kind: AnswerKind,
     workers: int | None,
     fast_path: bool = True,
+    reuse: GradeReuse | None = None,
 ) -> tuple[pl.DataFrame, Callable[[], pl.DataFrame], pl.Series, int | None]:
     """Grade every row of ``joined`` once per distinct input; the turns (``joined`` with the
     grade's columns), what builds the policy grades of the distinct inputs (``policy_inputs``;
@@ -437,7 +456,7 @@ def _grade_rows(
     if _needing_worker(unique, graded_by, kind) or _needing_worker(answered, graded_by, kind, outputs=True):
         start_worker()  # SymPy's worker imports while the fast path grades
     fast_keys, fast_turns, fast_policies = (
-        _fast_grades(unique, tables, policy, also, kind, workers)
+        _fast_grades(unique, tables, policy, also, kind, workers, reuse)
         if fast_path
         else (pl.Series("_key", [], dtype=pl.UInt32), pl.DataFrame(), pl.DataFrame())
     )
@@ -447,9 +466,7 @@ def _grade_rows(
     n_inputs = unique.height
     waiting = _needing_worker(slow, _one_call_each([policy, *also]), kind, outputs=True, programs=False)
     del keyed, unique, slow  # the distinct inputs' text (0.5 GB for a million outputs) is read
-    graded = map_chunks(
-        partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers, waiting=waiting
-    )
+    graded = _graded(items, policy, also, kind, workers, waiting, reuse)
     del items
     results = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).with_columns(
         pl.Series("_key", slow_keys, dtype=pl.UInt32)
@@ -501,6 +518,7 @@ def grade_predictions(
     checks: bool = True,
     workers: int | None = None,
     fast_path: bool | None = None,
+    reuse: GradeReuse | None = None,
 ) -> GradedRun:
     """Grade canonical prediction tables against ``gold``.
 
@@ -534,6 +552,10 @@ def grade_predictions(
     fast_path
         Grade the plain-number inputs in polars (:mod:`workbench.pipeline.fastpath`), with the
         same grades; ``None`` follows :data:`workbench.pipeline.fastpath.ENABLED`.
+    reuse
+        The grades of inputs graded before, kept across the runs of a batch of reports
+        (:class:`~workbench.pipeline.reuse.GradeReuse`, keyed by their content): each of them is
+        taken from there rather than graded again, and each input graded here is kept there.
     """
     benchmark = benchmark or gold.benchmark
     policy = for_benchmark(get_policy(policy), benchmark)
@@ -575,7 +597,7 @@ def grade_predictions(
     )
     tables = gold.tables(set(needs_table["doc_id"].drop_nulls().to_list()))
     fast = fastpath.ENABLED if fast_path is None else fast_path
-    turns, build_inputs, input_keys, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast)
+    turns, build_inputs, input_keys, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast, reuse)
     del joined  # only the graded copy is needed from here
     with ThreadPoolExecutor(max_workers=1) as pool:
         # the policy grades of the inputs (polars, which lets go of the GIL) are built while the
