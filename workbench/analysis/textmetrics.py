@@ -4,9 +4,10 @@ lm-evaluation-harness reports them for generative GSM8K-style tasks.
 * BLEU: corpus BLEU of sacrebleu over all outputs against the gold solutions
   (lm-eval's ``bleu`` aggregation: exponential smoothing, ``intl`` tokenisation);
 * ROUGE: the mean per-output F-measure of ``rouge-score`` for ``rouge1``, ``rouge2`` and
-  ``rougeLsum`` (reported as ``rougeL``), with stemming off, times 100. ``rougeLsum`` is
-  ``rouge-score``'s own summary-level LCS on its own tokens (:func:`_rouge_lsum`), computed
-  faster: a pair of sentences without a common token is not tabled, and the table of the others
+  ``rougeLsum`` (reported as ``rougeL``), with stemming off, times 100; computed here as
+  ``rouge-score`` computes them, on its own tokens and with its F-measure (:func:`_rouge_n`,
+  :func:`_rouge_lsum`), without importing its scorer (which imports nltk, hence scipy.stats: 2-3 s
+  of CPU a process). ``rougeLsum`` is its summary-level LCS, computed faster: a pair of sentences without a common token is not tabled, and the table of the others
   is filled in one pass (the same table, hence the same LCS and the same scores; 80% of the
   time of ``rouge-score``'s, whose table calls ``max`` per cell).
 
@@ -79,7 +80,6 @@ def _kept_scores(outputs: tuple[str, ...], references: tuple[str, ...]) -> TextS
 
 def _scores(outputs: Sequence[str], references: Sequence[str]) -> TextScores:
     import sacrebleu
-    from rouge_score import rouge_scorer
 
     bleu = sacrebleu.corpus_bleu(
         list(outputs),
@@ -91,15 +91,14 @@ def _scores(outputs: Sequence[str], references: Sequence[str]) -> TextScores:
         tokenize="intl",
         use_effective_order=False,
     ).score
-    from rouge_score.tokenizers import DefaultTokenizer
+    from rouge_score.tokenize import tokenize as rouge_tokenize
 
-    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2"], use_stemmer=False)
-    tokenize = DefaultTokenizer(use_stemmer=False).tokenize  # the scorer's own
+    tokenize = functools.partial(rouge_tokenize, stemmer=None)  # its scorer's, stemming off
     totals = {"rouge1": 0.0, "rouge2": 0.0, "rougeLsum": 0.0}
     for output, reference in zip(outputs, references, strict=True):
-        scores = scorer.score(reference, output)
-        for key in ("rouge1", "rouge2"):
-            totals[key] += scores[key].fmeasure
+        ref_tokens, out_tokens = tokenize(reference), tokenize(output)
+        totals["rouge1"] += _rouge_n(ref_tokens, out_tokens, 1)
+        totals["rouge2"] += _rouge_n(ref_tokens, out_tokens, 2)
         totals["rougeLsum"] += _rouge_lsum(reference, output, tokenize)
     n = len(outputs)
     return TextScores(
@@ -109,6 +108,22 @@ def _scores(outputs: Sequence[str], references: Sequence[str]) -> TextScores:
         rouge2=100.0 * totals["rouge2"] / n,
         rougeL=100.0 * totals["rougeLsum"] / n,
     )
+
+
+def _rouge_n(target: list[str], prediction: list[str], n: int) -> float:
+    """``rouge-score``'s ``rougeN`` F-measure of the tokens ``prediction`` against ``target``: the
+    n-grams both hold (each counted at most as often as both do), over each side's n-grams.
+
+    Examples
+    --------
+    >>> round(_rouge_n(["a", "b", "c"], ["a", "b", "x"], 2), 4), _rouge_n([], ["a"], 1)
+    (0.5, 0.0)
+    """
+    from rouge_score.scoring import fmeasure
+
+    grams = [collections.Counter(tuple(t[i : i + n]) for i in range(len(t) - n + 1)) for t in (target, prediction)]
+    hits = sum(min(count, grams[1][gram]) for gram, count in grams[0].items())
+    return float(fmeasure(hits / max(sum(grams[1].values()), 1), hits / max(sum(grams[0].values()), 1)))
 
 
 def _lcs_indices(ref: list[str], can: list[str]) -> list[int]:
@@ -150,8 +165,8 @@ def _rouge_lsum(reference: str, output: str, tokenize: Callable[[str], list[str]
 
     Examples
     --------
-    >>> from rouge_score.tokenizers import DefaultTokenizer
-    >>> round(_rouge_lsum("a b c\nd e", "a c\nd x e", DefaultTokenizer().tokenize), 4)
+    >>> from rouge_score.tokenize import tokenize
+    >>> round(_rouge_lsum("a b c\nd e", "a c\nd x e", lambda text: tokenize(text, None)), 4)
     0.8
     """
     from rouge_score.scoring import fmeasure

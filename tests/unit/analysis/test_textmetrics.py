@@ -1,5 +1,5 @@
-"""ROUGE-Lsum computed by the workbench (:func:`workbench.analysis.textmetrics._rouge_lsum`) is
-``rouge-score``'s, to the last bit: on real outputs and solutions, and on texts hypothesis makes
+"""ROUGE-1, ROUGE-2 and ROUGE-Lsum computed by the workbench (:mod:`workbench.analysis.textmetrics`)
+are ``rouge-score``'s, to the last bit: on real outputs and solutions, and on texts hypothesis makes
 of few tokens (many ties in the LCS table, so the backtracking's choices show)."""
 
 from __future__ import annotations
@@ -12,18 +12,24 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 from rouge_score.tokenizers import DefaultTokenizer
 
-from workbench.analysis.textmetrics import TextScores, _rouge_lsum, text_scores
+from workbench.analysis.textmetrics import TextScores, _rouge_lsum, _rouge_n, text_scores
 
 REPO = Path(__file__).resolve().parents[3]
 TORA = REPO / "tests/fixtures/predictions/gsm8k/tora-70b_first_20.jsonl"
 RHO = REPO / "data/predictions/math/microsoft-rho-math-7b/test_cot_-1_seed0_t0.0_s0_e-1.jsonl"
 
-_SCORER = rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=False)
+_SCORER = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeLsum"], use_stemmer=False)
 _TOKENIZE = DefaultTokenizer(use_stemmer=False).tokenize
 
 
-def _theirs(reference: str, output: str) -> float:
-    return float(_SCORER.score(reference, output)["rougeLsum"].fmeasure)
+def _theirs(reference: str, output: str) -> tuple[float, float, float]:
+    scores = _SCORER.score(reference, output)
+    return tuple(float(scores[key].fmeasure) for key in ("rouge1", "rouge2", "rougeLsum"))  # type: ignore[return-value]
+
+
+def _ours(reference: str, output: str) -> tuple[float, float, float]:
+    ref, out = _TOKENIZE(reference), _TOKENIZE(output)
+    return _rouge_n(ref, out, 1), _rouge_n(ref, out, 2), _rouge_lsum(reference, output, _TOKENIZE)
 
 
 def _pairs() -> list[tuple[str, str]]:
@@ -38,13 +44,13 @@ def _pairs() -> list[tuple[str, str]]:
     return pairs
 
 
-def test_rouge_lsum_is_rouge_scores_on_real_outputs() -> None:
+def test_rouge_is_rouge_scores_on_real_outputs() -> None:
     pairs = _pairs()
     assert len(pairs) == 60
     for reference, output in pairs:
-        assert _rouge_lsum(reference, output, _TOKENIZE) == _theirs(reference, output)
-        assert _rouge_lsum(output, reference, _TOKENIZE) == _theirs(output, reference)
-    assert len({_theirs(r, o) for r, o in pairs}) > 30, "the pairs score differently: a real check"
+        assert _ours(reference, output) == _theirs(reference, output)
+        assert _ours(output, reference) == _theirs(output, reference)
+    assert len({_theirs(r, o)[2] for r, o in pairs}) > 30, "the pairs score differently: a real check"
 
 
 _WORDS = st.sampled_from(["a", "b", "c", "d", "1", "2", "x", "Y", "$", "\n", "\n\n", " ", "ab"])
@@ -53,8 +59,8 @@ _TEXTS = st.lists(_WORDS, max_size=40).map(" ".join)
 
 @settings(max_examples=400, deadline=None)
 @given(reference=_TEXTS, output=_TEXTS)
-def test_rouge_lsum_is_rouge_scores_on_any_text(reference: str, output: str) -> None:
-    assert _rouge_lsum(reference, output, _TOKENIZE) == _theirs(reference, output)
+def test_rouge_is_rouge_scores_on_any_text(reference: str, output: str) -> None:
+    assert _ours(reference, output) == _theirs(reference, output)
 
 
 def test_text_scores_of_the_same_texts_are_kept() -> None:
