@@ -418,7 +418,10 @@ def _output_block(output: Any, counter: list[int]) -> _Block | None:
         counter[0] += 1
         spec = data[_PLOTLY]
         figure = {"data": spec.get("data", []), "layout": spec.get("layout", {})}
-        return ("figure", script_json(json.dumps(figure, separators=(",", ":"))), f"wb-fig-{counter[0]}")
+        # keys sorted, as in the notebook file (nbformat writes them sorted): the same page, whether the
+        # notebook comes from papermill or from the file
+        text = json.dumps(figure, separators=(",", ":"), sort_keys=True)
+        return ("figure", script_json(text), f"wb-fig-{counter[0]}")
     if PAGE_MIME in data:
         return ("html", Markup(data[PAGE_MIME]), "")
     if "text/html" in data:
