@@ -128,16 +128,25 @@ def _rouge_n(target: list[str], prediction: list[str], n: int) -> float:
 
 def _lcs_indices(ref: list[str], can: list[str]) -> list[int]:
     """``rouge_score.rouge_scorer.lcs_ind``: the indices into ``ref`` of the LCS its backtracking
-    reads from the LCS table (the same table, the same path); none without a common token."""
-    if not set(ref).intersection(can):
+    reads from the LCS table (the same table, the same path); none without a common token. A row
+    whose token is not in ``can`` is the row above, and a row equals the row above up to its
+    token's first place in ``can`` (a row of the table never decreases): only the rest is filled."""
+    at: dict[str, int] = {}  # each token's first place in ``can``
+    for j, token in enumerate(can):
+        at.setdefault(token, j)
+    if not at.keys() & set(ref):
         return []  # the table is zeros: its backtracking finds nothing
     prev = [0] * (len(can) + 1)
     table = [prev]
     for token in ref:
-        row = [0]
-        left = 0
-        for j, other in enumerate(can):
-            if token == other:
+        first = at.get(token)
+        if first is None:  # no match in the row: it is the row above (rows never decrease)
+            table.append(prev)
+            continue
+        row = prev[: first + 1]  # the same up to the first match
+        left = row[-1]
+        for j in range(first, len(can)):
+            if can[j] == token:
                 left = prev[j] + 1
             elif prev[j + 1] > left:
                 left = prev[j + 1]
