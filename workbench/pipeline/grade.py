@@ -36,6 +36,8 @@ from workbench.pipeline.policy_inputs import (
     inputs_from_parts,
     policy_view,
 )
+from workbench.pipeline.reuse import GradeReuse
+from workbench.pipeline.unmatched import unmatched_message, unmatched_reason, unmatched_rows
 from workbench.quality.checks import run_checks, top_category
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS, as_text
 
@@ -94,33 +96,6 @@ class GradedRun:
 
 #: Prediction columns that carry gold (they served to build or link the gold set).
 _CARRIED_GOLD = ("question", "gold_answer", "gold_solution", "level")
-
-
-def unmatched_rows(gold: GoldDataset, preds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
-    """The prediction rows that match no gold turn, in their given order, with a ``why``."""
-    keys = ["record_id", "turn"]
-    record_turns = gold.turns.lazy().group_by("record_id").agg(pl.col("n_turns").first())
-    gold_keys = gold.turns.lazy().select(keys)
-    if preds.lazy().select(keys).join(gold_keys, on=keys, how="anti").select(pl.len()).collect().item() == 0:
-        # the usual case, decided on the keys alone (a scan reads two columns, not the outputs)
-        preds = preds.lazy().clear()
-    return (
-        preds.lazy()
-        .join(gold_keys, on=keys, how="anti", maintain_order="left")
-        .join(record_turns, on="record_id", how="left", maintain_order="left")
-        .with_columns(unmatched_reason(gold).alias("why"))
-        .collect()
-    )
-
-
-def unmatched_reason(gold: GoldDataset) -> pl.Expr:
-    """Explain why a prediction row matches no gold turn (a ``pl.Expr`` over predictions
-    joined with the record's ``n_turns``)."""
-    return (
-        pl.when(pl.col("n_turns").is_null())
-        .then(pl.lit(f"record_id not in {gold.path.name}"))
-        .otherwise(pl.format("turn {} is out of range for a {}-turn conversation", pl.col("turn"), pl.col("n_turns")))
-    )
 
 
 #: A policy grade's own columns (not the turn's keys), as the cascade's rows are built: enums as text.
@@ -242,6 +217,23 @@ def _grade_chunk(
     return out
 
 
+def _graded(
+    items: list[tuple[dict[str, Any], TableRows | None]],
+    policy: GradingPolicy,
+    also: Sequence[GradingPolicy],
+    kind: AnswerKind,
+    workers: int | None,
+    waiting: int,
+    reuse: GradeReuse | None,
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """:func:`_grade_chunk` over ``items`` (:func:`~workbench.parallel.map_chunks`), each graded
+    before under the same policies taken from ``reuse`` (a batch's: :mod:`workbench.pipeline.reuse`)."""
+    grade = partial(_grade_chunk, policy=policy, also=also, kind=kind)
+    if reuse is None:
+        return map_chunks(grade, items, workers=workers, waiting=waiting)
+    return reuse.grade(items, (policy, tuple(also), kind), partial(map_chunks, grade, workers=workers, waiting=waiting))
+
+
 #: Called once per distinct grading input (a hook for tests that count them).
 _on_distinct: Callable[[int], None] | None = None
 
@@ -303,6 +295,7 @@ def _fast_grades(
     also: Sequence[GradingPolicy],
     kind: AnswerKind,
     workers: int | None,
+    reuse: GradeReuse | None = None,
 ) -> tuple[pl.Series, pl.DataFrame, pl.DataFrame]:
     """The distinct inputs the fast path decides (:func:`workbench.pipeline.fastpath.decide`):
     their indices, their turn columns (``_key`` first) and their policy rows (``_key``, ``_p``
@@ -343,8 +336,7 @@ def _fast_grades(
         program = {c: t for c, t in _TURN.items() if c.startswith("program_")}
         if rest:
             waiting = _needing_worker(unique[picked], _one_call_each(rest), kind, programs=False)
-            grade = partial(_grade_chunk, policy=rest[0], also=rest[1:], kind=kind)
-            graded = map_chunks(grade, items, workers=workers, waiting=waiting)
+            graded = _graded(items, rest[0], rest[1:], kind, workers, waiting, reuse)
             from_cascade = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).select(list(program))
         else:
             # few program pairs reach SymPy (13 of the bundled ConvFinQA runs'): not shared among threads
@@ -440,6 +432,7 @@ def _grade_rows(
     workers: int | None,
     fast_path: bool = True,
     one_row_per_turn: bool = False,
+    reuse: GradeReuse | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.Series, int | None]:
     """Grade every row of ``joined`` once per distinct input; the turns (``joined`` with the
     grade's columns), the policy grades of the distinct inputs (``policy_inputs``), each row's
@@ -462,7 +455,7 @@ def _grade_rows(
     if _needing_worker(unique, graded_by, kind) or _needing_worker(answered, graded_by, kind, outputs=True):
         start_worker()  # SymPy's worker imports while the fast path grades
     fast_keys, fast_turns, fast_policies = (
-        _fast_grades(unique, tables, policy, also, kind, workers)
+        _fast_grades(unique, tables, policy, also, kind, workers, reuse)
         if fast_path
         else (pl.Series("_key", [], dtype=pl.UInt32), pl.DataFrame(), pl.DataFrame())
     )
@@ -472,9 +465,7 @@ def _grade_rows(
     n_inputs = unique.height
     waiting = _needing_worker(slow, _one_call_each([policy, *also]), kind, outputs=True, programs=False)
     del keyed, unique, slow  # the distinct inputs' text (0.5 GB for a million outputs) is read
-    graded = map_chunks(
-        partial(_grade_chunk, policy=policy, also=also, kind=kind), items, workers=workers, waiting=waiting
-    )
+    graded = _graded(items, policy, also, kind, workers, waiting, reuse)
     del items
     results = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).with_columns(
         pl.Series("_key", slow_keys, dtype=pl.UInt32)
@@ -521,6 +512,7 @@ def grade_predictions(
     checks: bool = True,
     workers: int | None = None,
     fast_path: bool | None = None,
+    reuse: GradeReuse | None = None,
 ) -> GradedRun:
     """Grade canonical prediction tables against ``gold``.
 
@@ -554,6 +546,10 @@ def grade_predictions(
     fast_path
         Grade the plain-number inputs in polars (:mod:`workbench.pipeline.fastpath`), with the
         same grades; ``None`` follows :data:`workbench.pipeline.fastpath.ENABLED`.
+    reuse
+        The grades of inputs graded before, kept across the runs of a batch of reports
+        (:class:`~workbench.pipeline.reuse.GradeReuse`, keyed by their content): each of them is
+        taken from there rather than graded again, and each input graded here is kept there.
     """
     benchmark = benchmark or gold.benchmark
     policy = for_benchmark(get_policy(policy), benchmark)
@@ -599,7 +595,7 @@ def grade_predictions(
     fast = fastpath.ENABLED if fast_path is None else fast_path
     # a left join of unique gold turns gives each system a row per turn, more only for a prediction given twice
     once = joined.height == gold_turns.height * len(systems) and not gold_turns.select(keys).is_duplicated().any()
-    turns, inputs, input_keys, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast, once)
+    turns, inputs, input_keys, fast_rows = _grade_rows(joined, tables, policy, extra, kind, workers, fast, once, reuse)
     del joined  # only the graded copy is needed from here
     programs = turns.select(pl.col("gold_program").drop_nulls().unique())["gold_program"].to_list()
     final = {program: final_operation(program) for program in programs}  # once per distinct program
@@ -661,29 +657,3 @@ def graders_disagree(policy_grades: pl.DataFrame) -> pl.DataFrame:
     return policy_grades.group_by("system", "record_id", "turn").agg(
         (pl.col("correct").n_unique() > 1).alias("graders_disagree")
     )
-
-
-def unmatched_message(unmatched: pl.DataFrame, listed_in: object = None) -> list[str]:
-    """One line per prediction file whose rows match no gold turn: how many, the first
-    one (location, record, turn, why), and what to do.
-
-    Examples
-    --------
-    >>> rows = pl.DataFrame({"source_file": ["p.jsonl"], "source_location": ["line 3"],
-    ...     "record_id": ["X"], "turn": [0], "why": ["record_id not in dev.json"]})
-    >>> unmatched_message(rows)[0][:58]
-    'p.jsonl: 1 prediction row matches no gold turn; first at l'
-
-    """
-    lines = []
-    for (source,), part in unmatched.group_by("source_file", maintain_order=True):
-        first = part.row(0, named=True)
-        n = part.height
-        where = f" and are listed in {listed_in}" if listed_in else ""
-        lines.append(
-            f"{source}: {n} prediction row{'s' if n != 1 else ''} match{'es' if n == 1 else ''} no gold turn; "
-            f"first at {first['source_location']}, record '{first['record_id']}' turn {first['turn']}: "
-            f"{first['why']}. They are counted as n_unmatched{where}. Fix: check that the "
-            "predictions belong to this dataset and that turns count from 0 (or say turn=COL:1 in --map)"
-        )
-    return lines

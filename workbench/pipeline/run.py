@@ -32,6 +32,7 @@ from workbench.io.predictions import PredictionFile, default_system_name, read_p
 from workbench.pipeline.engines import grade_on_engine
 from workbench.pipeline.grade import GradedRun, grade_predictions
 from workbench.pipeline.graded import file_sha256, graded_paths, read_graded, write_graded
+from workbench.pipeline.reuse import GradeReuse
 
 __all__ = ["Run", "grade_run", "open_run", "open_or_grade"]
 
@@ -173,7 +174,12 @@ def _check_single_turn(files: list[PredictionFile], gold: GoldDataset) -> None:
 
 
 def grade_run(
-    config: RunConfig, *, engine: str = "local", scheduler: str | None = None, host: str | None = None
+    config: RunConfig,
+    *,
+    engine: str = "local",
+    scheduler: str | None = None,
+    host: str | None = None,
+    reuse: GradeReuse | None = None,
 ) -> Run:
     """Load the gold set and every prediction file of ``config`` and grade them.
 
@@ -185,6 +191,10 @@ def grade_run(
     cluster started for the run, listening on ``host``, 127.0.0.1 unless given); the result
     equals the local engine's. See
     :mod:`workbench.pipeline.engines`.
+
+    ``reuse`` keeps the grades of the inputs graded by the runs of a batch of reports, by their
+    content (:class:`~workbench.pipeline.reuse.GradeReuse`): an input graded before is taken from
+    there, with the same grades (the local engine; the Dask engine grades every input).
 
     Raises
     ------
@@ -205,6 +215,7 @@ def grade_run(
         policy=config.policy,
         kind=inputs.kind,
         benchmark=inputs.benchmark,
+        **({"reuse": reuse} if reuse is not None and engine == "local" else {}),
     )
     return Run(
         config=config,

@@ -23,7 +23,9 @@ whose aliases would expand to more than :data:`MAX_YAML_VALUES` values (a "billi
 or that refers to itself is refused before anything is expanded. Interactive templates (``03-triage``) are refused: they open in
 JupyterLab or Voila.
 
-:func:`run_batch` runs the reports: each input set graded once, in the batch's order, and the
+:func:`run_batch` runs the reports: each input set graded once, in the batch's order (an input
+that two sets share, such as a run and its comparison with another, graded once: the later set
+takes its grades, :mod:`workbench.pipeline.reuse`), and the
 templates executed two at a time (``workbench report --config FILE --jobs N``; default: the
 cores this process may use, at most :data:`MAX_DEFAULT_JOBS`; ``--jobs 1`` runs them one after
 another). Whatever runs at once, each report's outcome comes back in the batch's order, a
@@ -35,6 +37,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,7 +48,8 @@ from workbench.io.paths import inside, safe_name
 from workbench.report.templates import check_batch_template
 
 if TYPE_CHECKING:
-    from workbench.report.runner import ReportResult
+    from workbench.pipeline.reuse import GradeReuse
+    from workbench.report.runner import Grading, ReportPlan, ReportResult
 
 __all__ = ["ReportJob", "Outcome", "load_batch", "run_batch", "default_jobs", "MAX_YAML_VALUES", "MAX_DEFAULT_JOBS"]
 
@@ -319,12 +323,14 @@ def run_batch(
 
     A report that fails gives an :class:`Outcome` with its error and the others still run.
     """
+    from workbench.pipeline.reuse import GradeReuse
     from workbench.report import runner
 
     workers = default_jobs() if workers is None else workers
     if workers < 1:
         raise UsageError(f"--jobs {workers}: expected 1 or more reports at once. Fix: give --jobs 1 or 2")
     before = time.time()  # earlier runs are those written before the batch, whatever the order
+    reuse = GradeReuse()  # an input two sets share is graded once (a run, then its comparison)
     if workers == 1 or len(jobs) == 1:
         graded_sets: dict[str, runner.GradedSet] = {}
         for index, job in enumerate(jobs, start=1):
@@ -338,28 +344,43 @@ def run_batch(
                     progress=progress,
                     graded_sets=graded_sets,
                     before=before,
+                    reuse=reuse,
                 )
             except (WorkbenchError, OSError) as exc:
                 yield Outcome(index, job, error=exc)
                 continue
             yield Outcome(index, job, result=result)
         return
-    yield from _run_at_once(jobs, min(workers, len(jobs)), started, before)
+    yield from _run_at_once(jobs, min(workers, len(jobs)), started, before, reuse)
+
+
+def _after(earlier: list[Future[Grading]], plan: ReportPlan, reuse: GradeReuse) -> Grading:
+    """Grade ``plan``'s input set once the ``earlier`` sets it shares a prediction file with are
+    graded (whatever their outcome), so the inputs they share are taken from ``reuse``."""
+    from workbench.report import runner
+
+    wait(earlier)
+    return runner.grade_report(plan, {}, reuse)
 
 
 def _run_at_once(
-    jobs: list[ReportJob], workers: int, started: Callable[[int, ReportJob], None] | None, before: float
+    jobs: list[ReportJob],
+    workers: int,
+    started: Callable[[int, ReportJob], None] | None,
+    before: float,
+    reuse: GradeReuse,
 ) -> Iterator[Outcome]:
     """:func:`run_batch` with ``workers`` reports at once: every report planned first (its
     relative paths taken from the caller's folder); then, in the project root (where every
     kernel runs and inputs are graded, so no report changes the folder under another), each
     input set graded once, ``workers`` sets at a time in threads (SymPy's worker and polars
-    run outside the GIL), and each report handed to a thread that runs its kernel (a process of
-    its own) and writes its files as soon as its set is graded. Each result names the index page
+    run outside the GIL; a set that shares a prediction file with earlier sets after them, so
+    that what they share is graded once: :func:`_after`), and each report handed to a thread
+    that runs its kernel (a process of its own) and writes its files as soon as its set is graded. Each result names the index page
     it is listed in; the pages are written at the end, once, so each lists every report."""
     import contextlib
     import warnings
-    from concurrent.futures import Future, ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor
 
     from workbench.config import project_root
     from workbench.report import runner
@@ -407,13 +428,17 @@ def _run_at_once(
         ThreadPoolExecutor(workers, thread_name_prefix="report") as pool,
     ):
         keys: list[str | None] = []
+        files: dict[str, set[Path]] = {}  # the prediction files of each set, by its key
         for plan in plans:
             key = None
             if isinstance(plan, runner.ReportPlan) and "graded_dir" in plan.known:
                 config = input_set(plan.known, plan.params)
                 key = None if config is None else repr(config)
-                if key is not None and key not in gradings:
-                    gradings[key] = graders.submit(runner.grade_report, plan, {})
+                if config is not None and key is not None and key not in gradings:
+                    files[key] = {Path(p).resolve() for p in config.predictions}
+                    # the graders take sets in order: an earlier set is graded or being graded
+                    earlier = [gradings[k] for k, used in files.items() if k != key and used & files[key]]
+                    gradings[key] = graders.submit(_after, earlier, plan, reuse)
             keys.append(key)
         try:
             for index, (job, plan, key) in enumerate(zip(jobs, plans, keys, strict=True), start=1):
@@ -426,7 +451,7 @@ def _run_at_once(
                         if grading.written:
                             graded_sets[key] = runner.GradedSet(plan.graded, grading.notes)
                     else:  # a later one gets a copy of the folder (or grades here: its inputs are not a set)
-                        grading = runner.grade_report(plan, graded_sets)
+                        grading = runner.grade_report(plan, graded_sets, reuse)
                 except (WorkbenchError, OSError) as exc:
                     waiting.append((index, job, exc, Path()))
                 else:

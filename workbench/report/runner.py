@@ -26,11 +26,9 @@ import base64
 import contextlib
 import hashlib
 import json
-import os
 import shutil
 import tempfile
 import time
-import uuid
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -42,16 +40,18 @@ from workbench.analysis.changes import build_manifest, compare_runs, read_verdic
 from workbench.analysis.glossary import glossary
 from workbench.analysis.metrics import MANIFEST_METRICS, TURN_EXECUTION_ACCURACY, counted_item, for_items
 from workbench.config import project_root
-from workbench.errors import ReportError, UsageError, WorkbenchError
+from workbench.errors import UsageError, WorkbenchError
 from workbench.grading import patterns
 from workbench.io.atomic import parquet_writer, write_atomic, write_atomic_set
-from workbench.io.paths import check_output_folder, inside, safe_name, terminal_text
+from workbench.io.paths import check_output_folder, inside, safe_name
 from workbench.pipeline.graded import graded_paths
 from workbench.pipeline.ledger import append_graded
+from workbench.pipeline.reuse import GradeReuse
 from workbench.pipeline.run import grade_run
 from workbench.report.index import index_folder, shown_paths, write_index
 from workbench.report.inputs import from_caller as _from_caller
 from workbench.report.inputs import input_set, notes_html, report_name
+from workbench.report.kernels import execute as _execute
 from workbench.report.sections import report_title
 from workbench.report.templates import (
     DEFAULT_TEMPLATE,
@@ -96,69 +96,6 @@ class ReportResult:
     index: Path | None = None
 
 
-def _kernel_config() -> Any:
-    """The kernel talks to papermill over local sockets (IPC), not TCP: nothing listens on
-    a port, and ipykernel has no reason to warn that TCP is unencrypted.
-
-    Each kernel gets socket paths of its own (``<tmp>/workbench-kernel-<random>-<n>``): left to
-    its default, jupyter_client names them ``kernel-ipc-<n>`` in the current folder, so two
-    reports started at once from one folder could connect to each other's kernel (seen as
-    "Invalid Signature" under load)."""
-    from traitlets.config import Config
-
-    ip = os.path.join(tempfile.gettempdir(), f"workbench-kernel-{uuid.uuid4().hex}")
-    return Config({"KernelManager": {"transport": "ipc", "ip": ip}})
-
-
-#: The report kernel's one startup line (its IPython folder is the runner's own): jsonschema 4.25+
-#: imports ``rfc3987_syntax`` when it is installed, which builds an Earley parser at import (2-3 s of
-#: CPU; jsonschema issue #1428), for its "iri" format checks only. plotly's widgets import nbformat,
-#: hence jsonschema, in every kernel; no report validates an IRI.
-KERNEL_STARTUP = "import sys\nsys.modules.setdefault('rfc3987_syntax', None)\n"
-
-
-def _kernel_manager(ipython_dir: str = "") -> type:
-    """The kernel manager papermill's client starts the template's kernel with: jupyter_client's
-    own, except that it asks the kernel to shut down without interrupting it first.
-
-    jupyter_client's ``shutdown_kernel`` sends the kernel SIGINT before the shutdown request; a
-    kernel still finishing a message (the last cell's comm or widget traffic) then catches the
-    KeyboardInterrupt and logs "[IPKernelApp] ERROR | KeyboardInterrupt caught in kernel." on the
-    report's standard error, although nothing went wrong. The shutdown request alone stops an
-    idle kernel cleanly (and a kernel that does not stop is still killed after the wait).
-
-    A report writes nothing outside its folders: the kernel's IPython folder is ``ipython_dir`` when
-    given (a temporary one: IPython would make ``~/.ipython/profile_default``, and no startup file of the
-    user's runs in a report), and kernels are looked for in ``~/.ipython/kernels`` only when it
-    exists (jupyter_client's own lookup makes ``~/.ipython``)."""
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import AsyncKernelManager
-    from jupyter_core.paths import jupyter_path
-    from traitlets import default
-
-    class CleanShutdownKernelManager(AsyncKernelManager):  # type: ignore[misc]
-        async def _async_interrupt_kernel(self) -> None:
-            if self.shutting_down:  # the interrupt that precedes a shutdown request: not sent
-                return
-            await super()._async_interrupt_kernel()
-
-        async def _async_pre_start_kernel(self, **kw: Any) -> Any:
-            if ipython_dir:
-                kw["env"] = {**kw.get("env", os.environ), "IPYTHONDIR": ipython_dir}
-                startup = Path(ipython_dir, "profile_default", "startup")
-                startup.mkdir(parents=True, exist_ok=True)
-                (startup / "00-workbench.py").write_text(KERNEL_STARTUP, encoding="utf-8")
-            return await super()._async_pre_start_kernel(**kw)
-
-        @default("kernel_spec_manager")
-        def _kernel_spec_manager_default(self) -> KernelSpecManager:
-            ipython = Path(os.environ.get("IPYTHONDIR") or Path.home() / ".ipython").expanduser() / "kernels"
-            dirs = jupyter_path("kernels") + ([str(ipython)] if ipython.is_dir() else [])
-            return KernelSpecManager(data_dir=self.data_dir, kernel_dirs=dirs)
-
-    return CleanShutdownKernelManager
-
-
 def run_template(
     template: str = DEFAULT_TEMPLATE,
     *,
@@ -167,6 +104,7 @@ def run_template(
     progress: bool = False,
     graded_sets: dict[str, GradedSet] | None = None,
     before: float | None = None,
+    reuse: GradeReuse | None = None,
 ) -> ReportResult:
     """Execute a template with papermill and write the executed notebook and its HTML.
 
@@ -195,6 +133,8 @@ def run_template(
         page of the set (after the run's overview) and said once (:attr:`ReportResult.notes`).
     before
         Only a run written before this ``time.time()`` (default: now) is earlier (a batch's start).
+    reuse
+        The grades of the inputs a batch graded so far, by content (:mod:`workbench.pipeline.reuse`).
 
     Raises
     ------
@@ -206,7 +146,7 @@ def run_template(
     """
     plan = plan_report(template, parameters=parameters, out_dir=out_dir)
     plan = plan if before is None else replace(plan, before=before)
-    grading = grade_report(plan, {} if graded_sets is None else graded_sets)
+    grading = grade_report(plan, {} if graded_sets is None else graded_sets, reuse)
     return finish_report(plan, grading, progress=progress)
 
 
@@ -262,12 +202,13 @@ def plan_report(
     return ReportPlan(path=path, params=params, known=known, out=out, slug=slug, graded=graded, before=time.time())
 
 
-def grade_report(plan: ReportPlan, graded_sets: dict[str, GradedSet]) -> Grading:
+def grade_report(plan: ReportPlan, graded_sets: dict[str, GradedSet], reuse: GradeReuse | None = None) -> Grading:
     """Write the plan's graded folder when its template declares ``graded_dir`` (once per input
-    set: ``graded_sets`` is filled in, :func:`_grade_once`, which may raise ``OSError``)."""
+    set: ``graded_sets`` is filled in, :func:`_grade_once`, which may raise ``OSError``), the
+    grades of inputs graded before taken from ``reuse`` (a batch's)."""
     if "graded_dir" not in plan.known:
         return Grading()
-    return Grading(*_grade_once(plan.known, plan.params, plan.graded, graded_sets))
+    return Grading(*_grade_once(plan.known, plan.params, plan.graded, graded_sets, reuse))
 
 
 def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False, index: bool = True) -> ReportResult:
@@ -289,8 +230,7 @@ def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False,
         # not graded here (bad inputs): the template grades itself, and its cell names the error
         run_params = {**params, "graded_dir": str(graded) if written else ""}
     with tempfile.TemporaryDirectory(prefix="workbench-ipython-") as ipython_dir:
-        _execute(path, notebook_out, run_params, progress=progress, ipython_dir=ipython_dir)
-    import nbformat
+        executed = _execute(path, notebook_out, run_params, progress=progress, ipython_dir=ipython_dir)
 
     # the figures come from the graded folder written above, never from what the template wrote
     files = graded_paths(graded)
@@ -302,7 +242,10 @@ def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False,
     if previous is not None and verdicts is not None:
         old_manifest, old_verdicts = previous
         changes = compare_runs(old_manifest, old_verdicts, manifest, verdicts)
-    executed = nbformat.read(str(notebook_out), as_version=4)
+    if executed is None:  # a stand-in for papermill that only wrote the notebook
+        import nbformat
+
+        executed = nbformat.read(str(notebook_out), as_version=4)
     benchmark = str((summary or {}).get("dataset", {}).get("benchmark", ""))
     item = counted_item(benchmark, verdicts["turn"]) if verdicts is not None else "turn"
     opening = changes_html(changes, item) if verdicts is not None else ""
@@ -344,39 +287,6 @@ def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False,
     )
 
 
-def _execute(path: Path, notebook_out: Path, parameters: dict[str, Any], *, progress: bool, ipython_dir: str) -> None:
-    """Run the template with papermill in the project root, its kernel's IPython folder ``ipython_dir``
-    (:func:`_kernel_manager`).
-
-    Raises
-    ------
-    ReportError
-        When a cell fails: the message names the cell and the error; the partly executed notebook is kept.
-    """
-    import papermill
-
-    try:
-        papermill.execute_notebook(
-            str(path),
-            str(notebook_out),
-            parameters=parameters,
-            kernel_name="python3",
-            progress_bar=progress,
-            cwd=str(project_root()),
-            config=_kernel_config(),
-            kernel_manager_class=_kernel_manager(ipython_dir),
-            # live widgets (the failed-turns grid, linked plots) keep what the page needs in
-            # their outputs; their state (plotly.js itself, once per linked plot) is not kept
-            store_widget_state=False,
-        )
-    except papermill.PapermillExecutionError as exc:
-        raise ReportError(
-            f"{path.name}: cell {exc.exec_count} failed with {exc.ename}: "
-            f"{terminal_text(patterns.ANSI_ESCAPE.sub('', exc.evalue))}. "
-            f"The partly executed notebook is {notebook_out}"
-        ) from None
-
-
 def _copier(source: Path) -> Callable[[Path], None]:
     return lambda target: shutil.copyfile(source, target)
 
@@ -391,7 +301,11 @@ class GradedSet:
 
 
 def _grade_once(
-    known: dict[str, dict[str, Any]], params: dict[str, Any], graded: Path, done: dict[str, GradedSet]
+    known: dict[str, dict[str, Any]],
+    params: dict[str, Any],
+    graded: Path,
+    done: dict[str, GradedSet],
+    reuse: GradeReuse | None = None,
 ) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
     """Write the graded folder of the template's inputs into ``graded``: a copy of the folder
     in ``done`` when that input set was graded already, else graded here (and recorded in
@@ -420,7 +334,7 @@ def _grade_once(
     try:
         with contextlib.chdir(project_root()), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            run = grade_run(config)
+            run = grade_run(config) if reuse is None else grade_run(config, reuse=reuse)
     except (WorkbenchError, OSError):
         return False, (), ()
     run.write(graded)
@@ -504,7 +418,10 @@ def _output_block(output: Any, counter: list[int]) -> _Block | None:
         counter[0] += 1
         spec = data[_PLOTLY]
         figure = {"data": spec.get("data", []), "layout": spec.get("layout", {})}
-        return ("figure", script_json(json.dumps(figure, separators=(",", ":"))), f"wb-fig-{counter[0]}")
+        # keys sorted, as in the notebook file (nbformat writes them sorted): the same page, whether the
+        # notebook comes from papermill or from the file
+        text = json.dumps(figure, separators=(",", ":"), sort_keys=True)
+        return ("figure", script_json(text), f"wb-fig-{counter[0]}")
     if PAGE_MIME in data:
         return ("html", Markup(data[PAGE_MIME]), "")
     if "text/html" in data:

@@ -288,9 +288,9 @@ def template_parameters(path: Path) -> dict[str, dict[str, Any]]:
         When it is not.
     """
     check_parameters_cell(path)
-    import papermill
+    from workbench.report.kernels import import_papermill
 
-    return dict(papermill.inspect_notebook(str(path)))
+    return dict(import_papermill().inspect_notebook(str(path)))
 
 
 def copy_templates(folder: str | Path) -> list[tuple[Path, bool]]:

@@ -10,7 +10,7 @@ import signal
 
 import pytest
 
-from workbench.report.runner import _kernel_manager
+from workbench.report.kernels import kernel_manager as _kernel_manager
 
 
 def test_no_interrupt_is_sent_while_the_kernel_shuts_down(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-from workbench.report.runner import _kernel_config
+from workbench.report.kernels import kernel_config as _kernel_config
 
 
 def test_every_kernel_has_its_own_absolute_socket_prefix() -> None:
