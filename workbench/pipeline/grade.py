@@ -484,9 +484,9 @@ def _grade_rows(
         per_key_parts.append(fast_policies.select(per_key.columns))
     del graded, fast_turns, fast_policies
     # the row of each key (the keys are 0 .. n_inputs - 1, each once): gathered once, with the turns'
-    # index, not sorted first (a copy of every text column)
-    row_of_key = results.get_column("_key").arg_sort()
-    results = results.drop("_key")
+    # index, not sorted first (a copy of every text column); taken out in place (a drop of a table of
+    # two chunks, the cascade's and the fast path's, copies it into one)
+    row_of_key = results.drop_in_place("_key").arg_sort()
     disagree = None
     if one_row_per_turn:  # whether the policies disagree is a property of the graded input
         disagree = disagreeing_inputs(per_key_parts, n_inputs)
@@ -614,8 +614,7 @@ def grade_predictions(
         # sorted column by column, each let go once copied (a sort copies the whole table at once)
         columns = []
         for name in list(turns.columns):
-            columns.append(turns.get_column(name).rechunk().gather(order))
-            turns = turns.drop(name)
+            columns.append(turns.drop_in_place(name).rechunk().gather(order))
         turns = pl.DataFrame(columns)
         input_keys = input_keys.gather(order)
     held = [inputs]

@@ -92,7 +92,7 @@ def policy_inputs(per_key: pl.DataFrame, names: Sequence[str], n_inputs: int) ->
 def inputs_from_parts(parts: list[pl.DataFrame], n_inputs: int) -> pl.DataFrame:
     """The ``policy_inputs`` table of ``n_inputs`` distinct inputs from the grading's rows
     (``parts``: ``_key, _p, policy`` and the grade fields, a row per input and policy; ``_p``
-    orders the policies). ``parts`` is emptied."""
+    orders the policies). ``parts`` is emptied and its tables taken apart (the caller keeps none)."""
     per_key = (
         pl.concat(parts)
         if parts
@@ -118,12 +118,12 @@ def inputs_from_parts(parts: list[pl.DataFrame], n_inputs: int) -> pl.DataFrame:
     # policies are seven million rows, held once
     fields: dict[str, list[pl.Series]] = {}
     for field, dtype in POLICY_GRADE_FIELDS.items():
-        column = per_key.get_column(field)
+        # taken out in place: a drop copies a table of several chunks (the parts') into one
+        column = per_key.drop_in_place(field)
         if not (column.dtype == pl.Categorical and dtype == pl.String):  # text once one row per grade (canonical)
             column = column.cast(dtype)
         if column.dtype == pl.String():  # from one chunk: gathering text from several copies the text
             column = column.rechunk()
-        per_key = per_key.drop(field)
         fields[field] = [column.gather(row.gather_every(n, offset=p)).rename(field) for p in range(n)]
         del column
     del per_key, row
@@ -303,9 +303,12 @@ def canonical(inputs: pl.DataFrame | list[pl.DataFrame], input_keys: pl.Series) 
     del same, first
     columns = [pl.int_range(take.len(), dtype=pl.UInt32, eager=True).alias("input_key")]
     grade = pl.Struct(dict(POLICY_GRADE_FIELDS))  # answers and details held as categories while grading are text
+    owned = isinstance(inputs, list)
     for name in names:
-        columns.append(frame.get_column(name).gather(take).cast(grade))
-        frame = frame.drop(name)  # let go of once copied (when the caller let go of it too)
+        # let go of once copied (the table given in a list: taken out in place, a drop copies one of several chunks)
+        column = frame.drop_in_place(name) if owned else frame.get_column(name)
+        columns.append(column.gather(take).cast(grade))
+        del column
     return pl.DataFrame(columns), keys.cast(pl.UInt32).rename("input_key")
 
 
