@@ -96,6 +96,8 @@ class GradedRun:
 
 #: Prediction columns that carry gold (they served to build or link the gold set).
 _CARRIED_GOLD = ("question", "gold_answer", "gold_solution", "level")
+#: Gold columns shown, not graded: joined to the turns once they are graded.
+_SHOWN = ("gold_solution",)
 
 
 #: A policy grade's own columns (not the turn's keys), as the cascade's rows are built: enums as text.
@@ -574,7 +576,7 @@ def grade_predictions(
         # one chunk: rows gathered from a text column of several chunks (a file read in row groups,
         # several files) copy their text, from one they share it (rechunking copies the views only)
         sys_preds = sys_preds.rechunk()
-        joined = gold_turns.join(
+        joined = gold_turns.drop(_SHOWN).join(
             sys_preds.with_columns(pl.lit(True).alias("_has_prediction")), on=keys, how="left"
         ).with_columns(
             pl.lit(system).alias("system"),
@@ -608,6 +610,7 @@ def grade_predictions(
     turns = turns.with_columns(error_types(turns, tables))
     checks_table = run_checks(gold, turns) if checks else pl.DataFrame(schema=CHECKS)
     turns = _join_left(turns, top_category(checks_table), keys)
+    turns = _join_left(turns, gold_turns.select(*keys, *_SHOWN), keys)
     turns = turns.select([pl.col(c).cast(t) for c, t in GRADED_TURNS.items()])
     order = turns.select(pl.arg_sort_by("system", "record_id", "turn", maintain_order=True).alias("_order"))["_order"]
     if not order.equals(pl.int_range(turns.height, dtype=pl.UInt64, eager=True), check_dtypes=False):
