@@ -385,7 +385,7 @@ def _accuracy_by(turns: pl.DataFrame, slice_name: str, title: str, *, n_boot: in
     draws them: a slice of one group (GSM8K's turn index; the operation without gold programs) is
     :func:`no_data`, told from the counts alone (2.5 s of bootstrap for 105,520 turns, not drawn)."""
     counts = _slices.slice_accuracy(turns, [slice_name], intervals=False)
-    if counts.filter(pl.col("slice") == slice_name)["group"].n_unique() <= 1:
+    if _one_group_sentence(counts.filter(pl.col("slice") == slice_name), slice_name) is not None:
         return slice_accuracy(counts, slice_name, title=title)
     table = _slices.slice_accuracy(turns, [slice_name], n_boot=n_boot, seed=seed)
     return slice_accuracy(table, slice_name, title=title)
