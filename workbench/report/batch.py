@@ -312,19 +312,19 @@ def run_batch(
 ) -> Iterator[Outcome]:
     """Run a batch's reports and yield their outcomes in the batch's order.
 
-    Each input set is graded once (:func:`workbench.report.runner.grade_report`), in this
-    process and in the batch's order; with ``workers`` above 1 (default :func:`default_jobs`)
-    that many templates then run at once (each in its own kernel), each report's as soon as its
-    inputs are graded, and an outcome is yielded as soon as it and every report before it are
-    done. The index pages are written once all are done. With ``workers`` 1 (or one report) each
-    report runs here in turn, as :func:`~workbench.report.runner.run_template`; only then is
-    ``progress`` (papermill's bar) shown. ``started(index, job)`` is called just before a
-    report's outcome (one at a time: before it runs, then with its progress bar).
+        Each input set is graded once (:func:`workbench.report.runner.grade_report`), in this
+        process and in the batch's order; with ``workers`` above 1 (default :func:`default_jobs`)
+        that many templates then run at once (each thread's reports in a kernel it keeps between them:
+    :func:`~workbench.report.kernels.kept_kernel`), each report's as soon as its
+        inputs are graded, and an outcome is yielded as soon as it and every report before it are
+        done. The index pages are written once all are done. With ``workers`` 1 (or one report) each
+        report runs here in turn, as :func:`~workbench.report.runner.run_template`, in one kept kernel; only then is
+        ``progress`` (papermill's bar) shown. ``started(index, job)`` is called just before a
+        report's outcome (one at a time: before it runs, then with its progress bar).
 
-    A report that fails gives an :class:`Outcome` with its error and the others still run.
+        A report that fails gives an :class:`Outcome` with its error and the others still run.
     """
     from workbench.pipeline.reuse import GradeReuse
-    from workbench.report import runner
 
     workers = default_jobs() if workers is None else workers
     if workers < 1:
@@ -332,7 +332,25 @@ def run_batch(
     before = time.time()  # earlier runs are those written before the batch, whatever the order
     reuse = GradeReuse()  # an input two sets share is graded once (a run, then its comparison)
     if workers == 1 or len(jobs) == 1:
-        graded_sets: dict[str, runner.GradedSet] = {}
+        yield from _run_in_turn(jobs, progress, started, before, reuse)
+        return
+    yield from _run_at_once(jobs, min(workers, len(jobs)), started, before, reuse)
+
+
+def _run_in_turn(
+    jobs: list[ReportJob],
+    progress: bool,
+    started: Callable[[int, ReportJob], None] | None,
+    before: float,
+    reuse: GradeReuse,
+) -> Iterator[Outcome]:
+    """:func:`run_batch` one report after another, in one kernel kept between them
+    (:func:`~workbench.report.kernels.kept_kernel`)."""
+    from workbench.report import runner
+    from workbench.report.kernels import kept_kernel
+
+    graded_sets: dict[str, runner.GradedSet] = {}
+    with kept_kernel():
         for index, job in enumerate(jobs, start=1):
             if started is not None:
                 started(index, job)
@@ -350,8 +368,6 @@ def run_batch(
                 yield Outcome(index, job, error=exc)
                 continue
             yield Outcome(index, job, result=result)
-        return
-    yield from _run_at_once(jobs, min(workers, len(jobs)), started, before, reuse)
 
 
 def _after(earlier: list[Future[Grading]], plan: ReportPlan, reuse: GradeReuse) -> Grading:
@@ -386,6 +402,7 @@ def _run_at_once(
     from workbench.report import runner
     from workbench.report.index import INDEX_NAME, index_folder, write_index
     from workbench.report.inputs import input_set
+    from workbench.report.kernels import KernelThreads
 
     plans: list[runner.ReportPlan | Exception] = []
     for job in jobs:
@@ -425,7 +442,7 @@ def _run_at_once(
         warnings.catch_warnings(),  # grading ignores warnings in each thread: the caller's filters come back
         contextlib.chdir(project_root()),
         ThreadPoolExecutor(workers, thread_name_prefix="grade") as graders,
-        ThreadPoolExecutor(workers, thread_name_prefix="report") as pool,
+        KernelThreads(workers) as pool,  # each thread keeps a kernel for the reports it runs
     ):
         keys: list[str | None] = []
         files: dict[str, set[Path]] = {}  # the prediction files of each set, by its key

@@ -6,15 +6,31 @@
 - :func:`import_papermill`: papermill imported without jsonschema's IRI parser (:data:`IRI_PARSER`);
 - :func:`execute`: the template run in that kernel; its notebook is written when it ends (or
   stops at a failing cell), not after every cell: each write validates the whole notebook, and a
-  page's notebook grows to 4 MB (the error-slices page: 2-3 s of CPU in 76 writes).
+  page's notebook grows to 4 MB (the error-slices page: 2-3 s of CPU in 76 writes);
+- :func:`kept_kernel` and :class:`KernelThreads`: the reports a thread runs one after another
+  share one kernel, cleaned between them (:data:`CLEAN_KERNEL`), instead of a kernel each.
+
+Why a batch keeps its kernels: a kernel costs about 0.5 s of CPU to start and 0.7 s more to
+import what a template imports, and its first plotly figure and polars query pay once more; a
+batch of 9 reports on two cores paid that 9 times. Kept, it is paid once per thread. What a
+report shows does not depend on it: each report starts with an empty namespace, execution count
+1, no widget of an earlier report, warnings shown again; only the modules imported and the caches
+of pure functions (grades, text scores) carry over. A report whose cell fails, or whose kernel
+dies, lets its kernel go: the next report gets a fresh one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
+import shutil
 import sys
 import tempfile
+import threading
 import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -24,7 +40,17 @@ from workbench.errors import ReportError
 from workbench.grading import patterns
 from workbench.io.paths import terminal_text
 
-__all__ = ["IRI_PARSER", "KERNEL_STARTUP", "execute", "import_papermill", "kernel_config", "kernel_manager"]
+__all__ = [
+    "CLEAN_KERNEL",
+    "IRI_PARSER",
+    "KERNEL_STARTUP",
+    "KernelThreads",
+    "execute",
+    "import_papermill",
+    "kept_kernel",
+    "kernel_config",
+    "kernel_manager",
+]
 
 #: jsonschema 4.25+ imports this module when it is installed, which builds an Earley parser at import
 #: (1.3-2.5 s of CPU, in every process that imports nbformat; jsonschema issue #1428), for its "iri"
@@ -115,7 +141,9 @@ def kernel_manager(ipython_dir: str = "") -> type:
 
 def execute(path: Path, notebook_out: Path, parameters: dict[str, Any], *, progress: bool, ipython_dir: str) -> Any:
     """Run the template with papermill in the project root, its kernel's IPython folder ``ipython_dir``
-    (:func:`kernel_manager`), and write the executed notebook to ``notebook_out``.
+    (:func:`kernel_manager`), and write the executed notebook to ``notebook_out``. Inside
+    :func:`kept_kernel`, in the kernel this thread keeps (cleaned first; ``ipython_dir`` is then the
+    kept kernel's own).
 
     Returns
     -------
@@ -128,6 +156,13 @@ def execute(path: Path, notebook_out: Path, parameters: dict[str, Any], *, progr
         When a cell fails: the message names the cell and the error; the partly executed notebook is kept.
     """
     papermill = import_papermill()
+    kept: _KeptKernel | None = getattr(_THREAD, "kept", None)
+    options: dict[str, Any] = {}
+    if kept is None:
+        options = {"kernel_manager_class": kernel_manager(ipython_dir), "config": kernel_config()}
+    else:
+        km, kc = kept.ready()
+        options = {"engine_name": _KEPT_ENGINE, "km": km, "kept_client": kc}
     try:
         return papermill.execute_notebook(
             str(path),
@@ -136,16 +171,227 @@ def execute(path: Path, notebook_out: Path, parameters: dict[str, Any], *, progr
             kernel_name="python3",
             progress_bar=progress,
             cwd=str(project_root()),
-            config=kernel_config(),
-            kernel_manager_class=kernel_manager(ipython_dir),
             request_save_on_cell_execute=False,  # written once, at the end (or at the failing cell)
             # live widgets (the failed-turns grid, linked plots) keep what the page needs in
             # their outputs; their state (plotly.js itself, once per linked plot) is not kept
             store_widget_state=False,
+            **options,
         )
     except papermill.PapermillExecutionError as exc:
+        if kept is not None:
+            kept.stop()
         raise ReportError(
             f"{path.name}: cell {exc.exec_count} failed with {exc.ename}: "
             f"{terminal_text(patterns.ANSI_ESCAPE.sub('', exc.evalue))}. "
             f"The partly executed notebook is {notebook_out}"
         ) from None
+    except BaseException:
+        if kept is not None:  # a kernel that died or timed out: the next report starts a fresh one
+            kept.stop()
+        raise
+
+
+# --------------------------------------------------------------------------- kept kernels
+
+#: What a kept kernel runs (silently: no execution count, no history) before each report after
+#: its first: the earlier report's widgets closed, the warnings it was shown forgotten (each
+#: module's ``__warningregistry__``: a warning shown once per place is shown again), its
+#: namespace, output history and execution count reset (IPython's ``reset``, as a fresh kernel
+#: has them), and what it freed collected. Modules stay imported.
+CLEAN_KERNEL = """\
+import sys as _sys, types as _types
+if "ipywidgets" in _sys.modules:
+    _sys.modules["ipywidgets"].Widget.close_all()
+for _module in list(_sys.modules.values()):
+    if isinstance(_module, _types.ModuleType) and isinstance(vars(_module).get("__warningregistry__"), dict):
+        vars(_module)["__warningregistry__"].clear()
+_sys.modules["warnings"].onceregistry.clear()
+get_ipython().reset(new_session=True)
+__import__("gc").collect()
+"""
+
+#: How long a kept kernel may take to start (as papermill's default), and to clean.
+_START_TIMEOUT = 60.0
+#: The papermill engine that runs a report in a kept kernel (:func:`_register_kept_engine`).
+_KEPT_ENGINE = "workbench-kept-kernel"
+_THREAD = threading.local()
+
+
+class _KeptKernel:
+    """One thread's kernel, kept between the reports it runs; only that thread touches it (its
+    client's sockets belong to the thread's event loop)."""
+
+    def __init__(self) -> None:
+        self.km: Any = None
+        self.kc: Any = None
+        self.used = False
+        self.ipython_dir = ""
+
+    def ready(self) -> tuple[Any, Any]:
+        """The kernel and its client, ready for a report: started when there is none (or it died),
+        else cleaned (:data:`CLEAN_KERNEL`)."""
+        from jupyter_core.utils import run_sync
+
+        if self.km is not None and not run_sync(self._alive)():
+            self.stop()
+        if self.km is not None and self.used and not run_sync(self._clean)():
+            self.stop()  # (its error is on the kernel's standard error)
+        if self.km is None:
+            run_sync(self._start)()
+        self.used = True
+        return self.km, self.kc
+
+    async def _alive(self) -> bool:
+        return bool(await self.km.is_alive())
+
+    async def _start(self) -> None:
+        _register_kept_engine()
+        self.ipython_dir = tempfile.mkdtemp(prefix="workbench-ipython-")
+        km = kernel_manager(self.ipython_dir)(kernel_name="python3", config=kernel_config())
+        await km.start_kernel(cwd=str(project_root()), extra_arguments=["--HistoryManager.hist_file=:memory:"])
+        self.km, self.used = km, False
+        kc = km.client()
+        kc.start_channels()
+        self.kc = kc
+        await kc.wait_for_ready(timeout=_START_TIMEOUT)
+        kc.allow_stdin = False
+
+    async def _clean(self) -> bool:
+        """Run :data:`CLEAN_KERNEL`; ``False`` when it failed (the kernel is then let go)."""
+        try:
+            reply = await self.kc.execute_interactive(
+                CLEAN_KERNEL, silent=True, store_history=False, allow_stdin=False, timeout=_START_TIMEOUT
+            )
+        except TimeoutError:
+            return False
+        return bool(reply["content"].get("status") == "ok")
+
+    def stop(self) -> None:
+        """Shut the kernel down (a clean shutdown request; killed when it does not stop)."""
+        from jupyter_core.utils import run_sync
+
+        if self.km is not None:
+            run_sync(self._stop)()
+        self.km = self.kc = None
+        if self.ipython_dir:
+            shutil.rmtree(self.ipython_dir, ignore_errors=True)
+            self.ipython_dir = ""
+
+    async def _stop(self) -> None:
+        try:
+            if self.kc is not None:
+                self.kc.stop_channels()
+            await self.km.shutdown_kernel()
+        finally:
+            await self.km.cleanup_resources()
+
+
+@contextlib.contextmanager
+def kept_kernel() -> Iterator[None]:
+    """Within it, the reports this thread runs (:func:`execute`) share one kernel, started at the
+    first and shut down on leaving; outside it, each report has a kernel of its own."""
+    kept = _KeptKernel()
+    earlier = getattr(_THREAD, "kept", None)
+    _THREAD.kept = kept
+    try:
+        yield
+    finally:
+        _THREAD.kept = earlier
+        kept.stop()
+
+
+class KernelThreads:
+    """``workers`` threads that run what is submitted, each inside :func:`kept_kernel` (the reports
+    one thread runs share its kernel); ``submit``, ``shutdown`` and ``with`` as a
+    ``ThreadPoolExecutor``'s. A thread's kernel is shut down by that thread when it ends."""
+
+    def __init__(self, workers: int, name: str = "report") -> None:
+        self._jobs: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]] | None]
+        self._jobs = queue.SimpleQueue()
+        self._threads = [threading.Thread(target=self._serve, name=f"{name}_{n}") for n in range(workers)]
+        for thread in self._threads:
+            thread.start()
+
+    def _serve(self) -> None:
+        with kept_kernel():
+            while (job := self._jobs.get()) is not None:
+                future, fn, args, kwargs = job
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
+                    result = fn(*args, **kwargs)
+                except BaseException as exc:  # handed to whoever waits on the future
+                    future.set_exception(exc)
+                else:
+                    future.set_result(result)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._jobs.put((future, fn, args, kwargs))
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            while True:
+                try:
+                    job = self._jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if job is not None:
+                    job[0].cancel()
+        for _ in self._threads:
+            self._jobs.put(None)
+        if wait:
+            for thread in self._threads:
+                thread.join()
+
+    def __enter__(self) -> KernelThreads:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown(wait=True)
+
+
+def _register_kept_engine() -> None:
+    """Register :data:`_KEPT_ENGINE` with papermill: its own nbclient engine, except that the
+    report runs in the kernel and client it is given (``km``, ``kept_client``), which it leaves
+    running."""
+    papermill = import_papermill()
+    from papermill.clientwrap import PapermillNotebookClient
+    from papermill.engines import NBClientEngine, papermill_engines
+    from papermill.utils import merge_kwargs, remove_args
+
+    if _KEPT_ENGINE in papermill_engines._engines:
+        return
+
+    class KeptKernelEngine(NBClientEngine):  # type: ignore[misc]
+        @classmethod
+        def execute_managed_notebook(  # as NBClientEngine's, with the client given
+            cls,
+            nb_man: Any,
+            kernel_name: str,
+            log_output: bool = False,
+            stdout_file: Any = None,
+            stderr_file: Any = None,
+            start_timeout: float = _START_TIMEOUT,
+            execution_timeout: float | None = None,
+            **kwargs: Any,
+        ) -> Any:
+            kc = kwargs.pop("kept_client")
+            kwargs = remove_args(["input_path"], **kwargs)
+            safe_kwargs = remove_args(["timeout", "startup_timeout"], **kwargs)
+            final_kwargs = merge_kwargs(
+                safe_kwargs,
+                timeout=execution_timeout if execution_timeout else kwargs.get("timeout"),
+                startup_timeout=start_timeout,
+                kernel_name=kernel_name,
+                log=papermill.log.logger,
+                log_output=log_output,
+                stdout_file=stdout_file,
+                stderr_file=stderr_file,
+            )
+            client = PapermillNotebookClient(nb_man, **final_kwargs)
+            client.kc = kc
+            return client.execute()
+
+    papermill_engines.register(_KEPT_ENGINE, KeptKernelEngine)

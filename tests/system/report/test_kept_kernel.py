@@ -1,0 +1,136 @@
+"""A batch keeps one kernel per thread between its reports (workbench.report.kernels.kept_kernel),
+and no report can tell: each starts with an empty namespace, execution count 1, none of an
+earlier report's widgets, and the warnings an earlier report was shown shown again. A failing
+cell or a kernel that dies lets the kernel go; the next report gets a fresh one. Real kernels,
+started by papermill as a report's are."""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import Future
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from workbench.errors import ReportError
+from workbench.report.kernels import KernelThreads, execute, kept_kernel
+
+_MODULE = '''
+import warnings
+
+
+def hello():
+    warnings.warn("said once per place", UserWarning)
+'''
+
+
+def _notebook(folder: Path, name: str, *cells: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = folder / f"{name}.ipynb"
+    nbformat.write(nb, str(path))
+    return path
+
+
+def _run(path: Path, folder: Path) -> tuple[dict[str, object], list[dict[str, object]]]:
+    """Execute ``path`` as a report does; what its last cell printed (JSON) and its code cells."""
+    out = folder / f"{path.stem}.out.ipynb"
+    execute(path, out, {}, progress=False, ipython_dir=str(folder / f"{path.stem}.ipython"))
+    cells = json.loads(out.read_text(encoding="utf-8"))["cells"]
+    printed = "".join("".join(o["text"]) for o in cells[-1]["outputs"] if o.get("name") == "stdout")
+    return json.loads(printed), cells
+
+
+@pytest.fixture
+def probe(tmp_path: Path) -> Path:
+    """A notebook that says which kernel runs it, what it finds left, and triggers a warning
+    from a module (a warning Python shows once per place, per process)."""
+    (tmp_path / "wb_probe_module.py").write_text(_MODULE, encoding="utf-8")
+    return _notebook(
+        tmp_path,
+        "probe",
+        f"import json, os, sys, warnings\nsys.path.insert(0, {str(tmp_path)!r})\nimport wb_probe_module\n"
+        "import ipywidgets\nfrom ipywidgets.widgets.widget import _instances",
+        "found = {'left': 'left_behind' in globals(), 'widgets': len(_instances)}\nleft_behind = ipywidgets.IntSlider()",
+        "wb_probe_module.hello()",
+        "print(json.dumps({**found, 'pid': os.getpid()}))",
+    )
+
+
+def _warned(cells: list[dict[str, object]]) -> bool:
+    outputs = cells[2]["outputs"]
+    assert isinstance(outputs, list)
+    return any("said once per place" in "".join(o.get("text", "")) for o in outputs)
+
+
+def test_reports_in_a_kept_kernel_share_it_and_cannot_tell(probe: Path, tmp_path: Path) -> None:
+    with kept_kernel():
+        first, first_cells = _run(probe, tmp_path)
+        second, second_cells = _run(probe, tmp_path)
+    assert first["pid"] == second["pid"]  # one kernel for both
+    assert first["pid"] != os.getpid()
+    assert second["left"] is False  # the namespace is empty again
+    assert second["widgets"] == 0  # the first report's widget was closed
+    assert [c["execution_count"] for c in second_cells] == [1, 2, 3, 4] == [c["execution_count"] for c in first_cells]
+    assert _warned(first_cells) and _warned(second_cells)  # shown again, as a fresh kernel would
+    with pytest.raises(ProcessLookupError):  # shut down on leaving
+        os.kill(int(str(first["pid"])), 0)
+
+
+def test_outside_a_kept_kernel_each_report_has_its_own(probe: Path, tmp_path: Path) -> None:
+    first, _ = _run(probe, tmp_path)
+    second, _ = _run(probe, tmp_path)
+    assert first["pid"] != second["pid"]
+
+
+def test_a_failing_cell_or_a_dead_kernel_lets_the_kernel_go(probe: Path, tmp_path: Path) -> None:
+    failing = _notebook(tmp_path, "failing", "left_behind = 1", "raise ValueError('boom')")
+    dying = _notebook(tmp_path, "dying", "import os\nos._exit(3)")
+    with kept_kernel():
+        first, _ = _run(probe, tmp_path)
+        with pytest.raises(ReportError, match="failed with ValueError: boom"):
+            _run(failing, tmp_path)
+        after_failure, _ = _run(probe, tmp_path)
+        with pytest.raises(Exception, match="(?i)dead|died|kernel"):
+            _run(dying, tmp_path)
+        after_death, cells = _run(probe, tmp_path)
+    assert len({first["pid"], after_failure["pid"], after_death["pid"]}) == 3
+    assert after_failure["left"] is False and after_death["left"] is False
+    assert cells[0]["execution_count"] == 1
+
+
+def test_kernel_threads_run_what_is_submitted_each_in_its_own_kept_kernel(probe: Path, tmp_path: Path) -> None:
+    failing = _notebook(tmp_path, "failing", "raise ValueError('boom')")
+    with KernelThreads(2) as threads:
+        futures: list[Future[object]] = [threads.submit(_run, probe, tmp_path) for _ in range(4)]
+        failed = threads.submit(_run, failing, tmp_path)
+        pids = {result[0]["pid"] for result in (f.result() for f in futures)}  # type: ignore[index]
+        with pytest.raises(ReportError, match="boom"):
+            failed.result()
+    assert 1 <= len(pids) <= 2  # at most one kernel per thread ran the four
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):  # each thread shut its kernel down as it ended
+            os.kill(int(str(pid)), 0)
+
+
+def test_kernel_threads_cancel_what_has_not_started(tmp_path: Path) -> None:
+    import threading
+
+    started, gate = threading.Event(), threading.Event()
+
+    def job() -> bool:
+        started.set()
+        return gate.wait(30)
+
+    threads = KernelThreads(1)
+    running = threads.submit(job)
+    waiting = threads.submit(lambda: "never")
+    assert started.wait(30)
+    threads.shutdown(wait=False, cancel_futures=True)
+    gate.set()
+    assert running.result() is True
+    assert waiting.cancelled()
+    threads.shutdown(wait=True)
