@@ -79,18 +79,6 @@ def _kept_scores(outputs: tuple[str, ...], references: tuple[str, ...]) -> TextS
 
 
 def _scores(outputs: Sequence[str], references: Sequence[str]) -> TextScores:
-    import sacrebleu
-
-    bleu = sacrebleu.corpus_bleu(
-        list(outputs),
-        [list(references)],
-        smooth_method="exp",
-        smooth_value=0.0,
-        force=False,
-        lowercase=False,
-        tokenize="intl",
-        use_effective_order=False,
-    ).score
     from rouge_score.tokenize import tokenize as rouge_tokenize
 
     tokenize = functools.partial(rouge_tokenize, stemmer=None)  # its scorer's, stemming off
@@ -103,11 +91,55 @@ def _scores(outputs: Sequence[str], references: Sequence[str]) -> TextScores:
     n = len(outputs)
     return TextScores(
         n=n,
-        bleu=float(bleu),
+        bleu=_corpus_bleu(outputs, references),
         rouge1=100.0 * totals["rouge1"] / n,
         rouge2=100.0 * totals["rouge2"] / n,
         rougeL=100.0 * totals["rougeLsum"] / n,
     )
+
+
+def _ngrams(tokens: list[str], n: int) -> collections.Counter[tuple[str, ...]]:
+    """How often each run of ``n`` tokens occurs in ``tokens`` (tuples, as sacrebleu and rouge-score key them).
+
+    Examples
+    --------
+    >>> sorted(_ngrams(["a", "b", "a", "b"], 2).items())
+    [(('a', 'b'), 2), (('b', 'a'), 1)]
+    """
+    return collections.Counter(zip(*(tokens[i:] for i in range(n)), strict=False))
+
+
+def _corpus_bleu(outputs: Sequence[str], references: Sequence[str]) -> float:
+    """``sacrebleu.corpus_bleu(outputs, [references], smooth_method="exp", tokenize="intl")``'s score
+    (lm-eval's ``bleu``): its tokenizer and its formula (``BLEU.compute_bleu``) on the same
+    statistics (tokens and matched n-grams of each order, summed over the outputs), the n-grams
+    counted in C (:func:`_ngrams`) rather than sacrebleu's Python loop (2-3 times faster).
+
+    Examples
+    --------
+    >>> import sacrebleu
+    >>> outs, refs = ["She makes 9 * 2 = 18 dollars.", "x"], ["She makes 18 dollars a day.", "y z"]
+    >>> _corpus_bleu(outs, refs) == sacrebleu.corpus_bleu(outs, [refs], smooth_method="exp", tokenize="intl").score
+    True
+    """
+    from sacrebleu.metrics.bleu import BLEU
+
+    bleu = BLEU(smooth_method="exp", smooth_value=0.0, force=False, lowercase=False, tokenize="intl")
+    order = bleu.max_ngram_order
+    correct, total = [0] * order, [0] * order
+    sys_len = ref_len = 0
+    for output, reference in zip(outputs, references, strict=True):
+        hyp = bleu.tokenizer(output.rstrip()).split()
+        ref = bleu.tokenizer(reference.rstrip()).split()
+        sys_len += len(hyp)
+        ref_len += len(ref)
+        for n in range(1, order + 1):
+            total[n - 1] += max(0, len(hyp) - n + 1)
+            correct[n - 1] += (_ngrams(hyp, n) & _ngrams(ref, n)).total()
+    score = BLEU.compute_bleu(
+        correct, total, sys_len, ref_len, smooth_method="exp", smooth_value=0.0, max_ngram_order=order
+    ).score
+    return float(score)
 
 
 def _rouge_n(target: list[str], prediction: list[str], n: int) -> float:
@@ -121,9 +153,9 @@ def _rouge_n(target: list[str], prediction: list[str], n: int) -> float:
     """
     from rouge_score.scoring import fmeasure
 
-    grams = [collections.Counter(tuple(t[i : i + n]) for i in range(len(t) - n + 1)) for t in (target, prediction)]
-    hits = sum(min(count, grams[1][gram]) for gram, count in grams[0].items())
-    return float(fmeasure(hits / max(sum(grams[1].values()), 1), hits / max(sum(grams[0].values()), 1)))
+    grams = [_ngrams(t, n) for t in (target, prediction)]
+    hits = (grams[0] & grams[1]).total()
+    return float(fmeasure(hits / max(grams[1].total(), 1), hits / max(grams[0].total(), 1)))
 
 
 def _lcs_indices(ref: list[str], can: list[str]) -> list[int]:

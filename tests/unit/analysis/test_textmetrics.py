@@ -1,18 +1,20 @@
 """ROUGE-1, ROUGE-2 and ROUGE-Lsum computed by the workbench (:mod:`workbench.analysis.textmetrics`)
-are ``rouge-score``'s, to the last bit: on real outputs and solutions, and on texts hypothesis makes
-of few tokens (many ties in the LCS table, so the backtracking's choices show)."""
+are ``rouge-score``'s, and its corpus BLEU sacrebleu's (lm-eval's call), to the last bit: on real
+outputs and solutions, and on texts hypothesis makes of few tokens (many ties in the LCS table, so
+the backtracking's choices show; punctuation and symbols that the ``intl`` tokenizer splits)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import sacrebleu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 from rouge_score.tokenizers import DefaultTokenizer
 
-from workbench.analysis.textmetrics import TextScores, _rouge_lsum, _rouge_n, text_scores
+from workbench.analysis.textmetrics import TextScores, _corpus_bleu, _rouge_lsum, _rouge_n, text_scores
 
 REPO = Path(__file__).resolve().parents[3]
 TORA = REPO / "tests/fixtures/predictions/gsm8k/tora-70b_first_20.jsonl"
@@ -70,3 +72,41 @@ def test_text_scores_of_the_same_texts_are_kept() -> None:
     assert text_scores(list(outputs), list(references)) is first  # the same texts: kept, not scored again
     changed = text_scores([*outputs[:-1], "another answer"], references)
     assert changed is not first and changed.rougeL != first.rougeL
+
+
+def _sacrebleu(outputs: list[str], references: list[str]) -> float:
+    """lm-eval's ``bleu`` aggregation, as it calls sacrebleu."""
+    return float(
+        sacrebleu.corpus_bleu(
+            outputs,
+            [references],
+            smooth_method="exp",
+            smooth_value=0.0,
+            force=False,
+            lowercase=False,
+            tokenize="intl",
+            use_effective_order=False,
+        ).score
+    )
+
+
+def test_bleu_is_sacrebleus_on_real_outputs() -> None:
+    pairs = _pairs()
+    outputs, references = [o for _, o in pairs], [r for r, _ in pairs]
+    assert _corpus_bleu(outputs, references) == _sacrebleu(outputs, references) > 0
+    assert _corpus_bleu(references, outputs) == _sacrebleu(references, outputs)
+    for reference, output in pairs[:20]:  # one output alone: orders without a match (smoothing)
+        assert _corpus_bleu([output], [reference]) == _sacrebleu([output], [reference])
+
+
+_MARKED = st.lists(
+    st.sampled_from(["a", "b", "1", "2", "3.5", ",", ".", "$", "%", "(x)", "a-b", "=", "\n", "€", "٣", "  "]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pairs=st.lists(st.tuples(_MARKED, _MARKED), min_size=1, max_size=4))
+def test_bleu_is_sacrebleus_on_any_text(pairs: list[tuple[str, str]]) -> None:
+    outputs, references = [o for o, _ in pairs], [r for _, r in pairs]
+    assert _corpus_bleu(outputs, references) == _sacrebleu(outputs, references)
