@@ -23,9 +23,11 @@ triage takes its first item (and lease) only when a page shows it.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import shutil
 import sys
+from copy import deepcopy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -287,10 +289,18 @@ def template_parameters(path: Path) -> dict[str, dict[str, Any]]:
     InputError
         When it is not.
     """
-    check_parameters_cell(path)
+    stat = Path(path).stat()
+    return deepcopy(_declared(str(path), stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=32)
+def _declared(path: str, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
+    """:func:`template_parameters` of the file as it is (its time and size are the key): a batch
+    plans each template several times, and papermill validates the whole notebook to read it."""
+    check_parameters_cell(Path(path))
     from workbench.report.kernels import import_papermill
 
-    return dict(import_papermill().inspect_notebook(str(path)))
+    return dict(import_papermill().inspect_notebook(path))
 
 
 def copy_templates(folder: str | Path) -> list[tuple[Path, bool]]:
