@@ -250,6 +250,22 @@ def test_concurrent_calls_from_threads() -> None:
     assert len({r.value[1] for r in results if r.value}) >= 2  # calls ran in separate workers
 
 
+def test_calls_beyond_the_cap_wait_for_a_worker_instead_of_starting_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two gradings of a batch, each in two threads, asked for four workers on two cores; the pool
+    runs at most ``max_busy`` calls at once, and the others wait for a worker to come back."""
+    from workbench.grading.workers import POOL
+
+    shutdown_workers()
+    monkeypatch.setattr(POOL, "max_busy", 2)
+    with ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(lambda i: call_with_limit(_sleep_then_square, i, 0.2, time_limit=10), range(12)))
+    assert [r.status for r in results] == [LimitStatus.OK] * 12, [r.message for r in results]
+    assert [r.value[0] for r in results if r.value] == [i * i for i in range(12)]
+    assert len({r.value[1] for r in results if r.value}) == 2  # two workers served the twelve calls
+    with POOL.lock:
+        assert len(POOL.busy) == 0 and POOL.starting == 0
+
+
 def test_timeouts_from_threads_do_not_disturb_other_calls() -> None:
     def one(i: int) -> Limited[object]:
         if i % 2:
