@@ -46,3 +46,20 @@ def test_million_distinct_turns_on_a_small_set() -> None:
     assert figures["peak_rss_mb"] >= figures["rss_mb_inputs_read"] > 0
     for key in ("grade_s", "slices_s", "grade_plus_slices_s", "peak_rss_mb_build", "peak_rss_mb_freed_at_once"):
         assert figures[key] > 0
+
+
+def test_report_speed_runs_the_batch_as_separate_reports_too() -> None:
+    from bench.report_speed import independent_commands
+
+    commands = independent_commands()
+    assert len(commands) == 9  # notebooks/bundled.yaml's reports
+    assert all(c[1:4] == ["report", "--template", c[3]] and c[-2] == "--out" for c in commands)
+    assert all(c[-1].startswith("{out}/") for c in commands)  # a temporary folder, never reports/
+    compare = commands[2]
+    assert compare[3] == "04-compare-systems"
+    assert [compare[i + 1] for i, part in enumerate(compare) if part == "--system"] == [
+        "claude-sonnet-4-6 06-35",
+        "claude-sonnet-4-6 12-48",
+    ]
+    tora = commands[3]
+    assert tora[tora.index("--dataset") + 1] == "none" and tora.count("--predictions") == 1
