@@ -21,7 +21,7 @@ import polars as pl
 
 from workbench.analysis import formats
 from workbench.views.html import macro
-from workbench.views.plots import _LAYOUT, plot_text
+from workbench.views.plots import _LAYOUT, plot_text, styled
 from workbench.views.tables import HtmlBlock, difference_text, html_table
 
 __all__ = ["difference_text", "short_names", "matrix_labels", "pairs_table", "pairs_matrix"]
@@ -185,7 +185,8 @@ def pairs_matrix(pairs: pl.DataFrame, order: Sequence[str], *, title: str = "", 
             showscale=False,  # each cell writes its difference; a colour bar would only take width
         )
     )
-    fig.update_layout(
+    styled(
+        fig,
         title=plot_text(title or "Paired difference in points, row minus column"),
         xaxis={"title": "minus system number", "type": "category", "showgrid": False, "automargin": True},
         yaxis={

@@ -31,7 +31,7 @@ from workbench.analysis import formats, words
 from workbench.analysis.slices import MIN_GROUP_N, OVERALL, in_reading_order, slice_title
 from workbench.views.blocks import HtmlBlock, first_page
 from workbench.views.html import Markup, macro
-from workbench.views.plots import no_data, plot_text
+from workbench.views.plots import no_data, plot_text, styled
 
 __all__ = ["accuracy_over_runs", "slice_over_runs", "runs_table", "index_section", "p_text"]
 
@@ -194,7 +194,8 @@ def accuracy_over_runs(over: pl.DataFrame, marks: pl.DataFrame, links: Mapping[s
         f"{n_runs} runs. Bars: 95% interval. Ringed in red: the run differs from the system's run before "
         "(paired McNemar, Holm). A click on a point, or a run's number in the table below, opens its report."
     )
-    fig.update_layout(
+    styled(
+        fig,
         title={"text": "Accuracy over runs", "subtitle": {"text": _wrap(subtitle)}, "y": 0.97, "yanchor": "top"},
         xaxis=_run_ticks(sorted(part["run"].unique().to_list())),
         yaxis={"title": "answered correctly", "tickformat": ".0%", "range": _y_range(part)},
@@ -267,7 +268,8 @@ def slice_over_runs(over: pl.DataFrame, marks: pl.DataFrame, slice_name: str) ->
     )
     plots = 210 * rows
     height = plots + 220
-    fig.update_layout(
+    styled(
+        fig,
         title={
             "text": plot_text(heading),
             "subtitle": {"text": _wrap(subtitle)},

@@ -22,6 +22,7 @@ reaches a figure, so it shows as the characters it is.
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -44,6 +45,7 @@ __all__ = [
     "paired_differences",
     "no_data",
     "plot_text",
+    "styled",
 ]
 
 _T = TypeVar("_T")
@@ -80,6 +82,38 @@ def _texts(values: Iterable[Any]) -> list[Any]:
 
 
 _LAYOUT: dict[str, Any] = {"template": "plotly_white", "height": 400, "margin": {"l": 60, "r": 20, "t": 80, "b": 60}}
+
+
+@functools.cache
+def _template(name: str) -> Any:
+    """The plotly template ``name`` as ``layout.template`` holds it once validated (built once)."""
+    return go.Layout(template=name).template
+
+
+def styled(fig: go.Figure, **layout: Any) -> go.Figure:
+    """``fig.update_layout(**layout)``, its ``template`` (a name, as in :data:`_LAYOUT`) set as plotly
+    sets its default template, without validating the template again: about 20 ms of CPU a figure
+    otherwise (a deep copy and a validation of the whole template), and the figure's JSON is byte
+    for byte the same.
+
+    Examples
+    --------
+    >>> a, b = go.Figure(), go.Figure()
+    >>> a.update_layout(**_LAYOUT).to_json() == styled(b, **_LAYOUT).to_json()
+    True
+    """
+    name = layout.pop("template", None)
+    if name is not None:
+        validate = fig.layout._validate
+        fig.layout._validate = False  # as plotly's own BaseFigure._initialize_layout_template
+        try:
+            fig.layout.template = _template(name)
+        finally:
+            fig.layout._validate = validate
+    fig.update_layout(**layout)
+    return fig
+
+
 _COLORS = qualitative.Plotly
 _SMALL_COLOR = "#9ca3af"
 _SMALL = f"n < {MIN_GROUP_N}"
@@ -156,7 +190,8 @@ def no_data(title: str, sentence: str) -> go.Figure:
         showarrow=False,
         font={"size": 15, "color": "#374151"},
     )
-    fig.update_layout(
+    styled(
+        fig,
         title=plot_text(title),
         xaxis={"visible": False},
         yaxis={"visible": False},
@@ -346,7 +381,8 @@ def slice_accuracy(table: pl.DataFrame, slice_name: str, *, title: str | None = 
             )
     has_small = bool(part_all["too_small"].any())
     subtitle = _subtitle(_described(spec, item), _interval_note(item), _small_note(item) if has_small else "")
-    fig.update_layout(
+    styled(
+        fig,
         title=_title(heading, subtitle),
         scattermode="group",
         scattergap=0.6,
@@ -434,7 +470,8 @@ def error_heatmap(turns: pl.DataFrame, *, system: str | None = None) -> go.Figur
             colorbar={"title": f"wrong {item}s"},
         )
     )
-    fig.update_layout(
+    styled(
+        fig,
         title=plot_text(title),
         xaxis_title="operation (final step of the gold program)"
         if ops != ["no gold program"]
@@ -460,7 +497,7 @@ def flag_counts(counts: pl.DataFrame) -> go.Figure:
             marker_color="#b45309",
         )
     )
-    fig.update_layout(title=title, xaxis_title="data-quality category", yaxis_title="flagged gold turns", **_LAYOUT)
+    styled(fig, title=title, xaxis_title="data-quality category", yaxis_title="flagged gold turns", **_LAYOUT)
     return fig
 
 
@@ -538,7 +575,8 @@ def paired_differences(comparison: pl.DataFrame, *, title: str = "") -> go.Figur
         f"Bars: 95% paired interval ({'conversations' if item == 'turn' else 'problems'} resampled).",
         _small_note(f"paired {item}") if has_small else "",
     )
-    fig.update_layout(
+    styled(
+        fig,
         title=_title(heading, subtitle),
         xaxis={"title": "difference (points)", "tickformat": "+d", "range": axis, "zeroline": False, "side": "top"},
         yaxis={
