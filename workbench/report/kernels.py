@@ -14,8 +14,9 @@ Why a batch keeps its kernels: a kernel costs about 0.5 s of CPU to start and 0.
 import what a template imports, and its first plotly figure and polars query pay once more; a
 batch of 9 reports on two cores paid that 9 times. Kept, it is paid once per thread. What a
 report shows does not depend on it: each report starts with an empty namespace, execution count
-1, no widget of an earlier report, warnings shown again; only the modules imported and the caches
-of pure functions (grades, text scores) carry over. A report whose cell fails, or whose kernel
+1, no widget of an earlier report, warnings shown again, and the folder, import path and
+environment of a fresh kernel; only the modules imported and the caches of pure functions (grades,
+text scores) carry over. A report whose cell fails, or whose kernel
 dies, lets its kernel go: the next report gets a fresh one.
 """
 
@@ -42,6 +43,7 @@ from workbench.io.paths import terminal_text
 
 __all__ = [
     "CLEAN_KERNEL",
+    "KEEP_KERNEL_STATE",
     "IRI_PARSER",
     "KERNEL_STARTUP",
     "KernelThreads",
@@ -193,19 +195,35 @@ def execute(path: Path, notebook_out: Path, parameters: dict[str, Any], *, progr
 
 # --------------------------------------------------------------------------- kept kernels
 
+#: What a kept kernel runs (silently, as :data:`CLEAN_KERNEL`) once started: the folder, import path
+#: and environment a fresh kernel has, kept in a module of their own (``reset`` leaves modules).
+KEEP_KERNEL_STATE = """\
+import os as _os, sys as _sys, types as _types
+_state = _types.ModuleType("_workbench_kernel_state")
+_state.cwd, _state.path, _state.environ = _os.getcwd(), list(_sys.path), dict(_os.environ)
+_sys.modules[_state.__name__] = _state
+del _os, _sys, _types, _state
+"""
+
 #: What a kept kernel runs (silently: no execution count, no history) before each report after
 #: its first: the earlier report's widgets closed, the warnings it was shown forgotten (each
-#: module's ``__warningregistry__``: a warning shown once per place is shown again), its
+#: module's ``__warningregistry__``: a warning shown once per place is shown again), the folder,
+#: import path and environment of a fresh kernel put back (:data:`KEEP_KERNEL_STATE`), its
 #: namespace, output history and execution count reset (IPython's ``reset``, as a fresh kernel
 #: has them), and what it freed collected. Modules stay imported.
 CLEAN_KERNEL = """\
-import sys as _sys, types as _types
+import os as _os, sys as _sys, types as _types
 if "ipywidgets" in _sys.modules:
     _sys.modules["ipywidgets"].Widget.close_all()
 for _module in list(_sys.modules.values()):
     if isinstance(_module, _types.ModuleType) and isinstance(vars(_module).get("__warningregistry__"), dict):
         vars(_module)["__warningregistry__"].clear()
 _sys.modules["warnings"].onceregistry.clear()
+_state = _sys.modules["_workbench_kernel_state"]
+_os.chdir(_state.cwd)
+_sys.path[:] = _state.path
+_os.environ.clear()
+_os.environ.update(_state.environ)
 get_ipython().reset(new_session=True)
 __import__("gc").collect()
 """
@@ -255,12 +273,18 @@ class _KeptKernel:
         self.kc = kc
         await kc.wait_for_ready(timeout=_START_TIMEOUT)
         kc.allow_stdin = False
+        if not await self._run_silently(KEEP_KERNEL_STATE):
+            raise ReportError("a report kernel could not record its starting folder and environment")
 
     async def _clean(self) -> bool:
         """Run :data:`CLEAN_KERNEL`; ``False`` when it failed (the kernel is then let go)."""
+        return await self._run_silently(CLEAN_KERNEL)
+
+    async def _run_silently(self, code: str) -> bool:
+        """Run ``code`` in the kernel without an execution count or history; whether it ran."""
         try:
             reply = await self.kc.execute_interactive(
-                CLEAN_KERNEL, silent=True, store_history=False, allow_stdin=False, timeout=_START_TIMEOUT
+                code, silent=True, store_history=False, allow_stdin=False, timeout=_START_TIMEOUT
             )
         except TimeoutError:
             return False

@@ -17,13 +17,13 @@ import pytest
 from workbench.errors import ReportError
 from workbench.report.kernels import KernelThreads, execute, kept_kernel
 
-_MODULE = '''
+_MODULE = """
 import warnings
 
 
 def hello():
     warnings.warn("said once per place", UserWarning)
-'''
+"""
 
 
 def _notebook(folder: Path, name: str, *cells: str) -> Path:
@@ -54,7 +54,10 @@ def probe(tmp_path: Path) -> Path:
         "probe",
         f"import json, os, sys, warnings\nsys.path.insert(0, {str(tmp_path)!r})\nimport wb_probe_module\n"
         "import ipywidgets\nfrom ipywidgets.widgets.widget import _instances",
-        "found = {'left': 'left_behind' in globals(), 'widgets': len(_instances)}\nleft_behind = ipywidgets.IntSlider()",
+        "found = {'left': 'left_behind' in globals(), 'widgets': len(_instances), 'cwd': os.getcwd(),"
+        " 'path': sys.path[1:], 'env': os.environ.get('WB_PROBE')}\n"
+        "left_behind = ipywidgets.IntSlider()\nos.chdir(sys.path[0])\nsys.path.append('/nowhere')\n"
+        "os.environ['WB_PROBE'] = 'set by an earlier report'",
         "wb_probe_module.hello()",
         "print(json.dumps({**found, 'pid': os.getpid()}))",
     )
@@ -74,6 +77,9 @@ def test_reports_in_a_kept_kernel_share_it_and_cannot_tell(probe: Path, tmp_path
     assert first["pid"] != os.getpid()
     assert second["left"] is False  # the namespace is empty again
     assert second["widgets"] == 0  # the first report's widget was closed
+    # the folder, import path and environment of a fresh kernel, whatever the first report changed
+    assert (second["cwd"], second["path"], second["env"]) == (first["cwd"], first["path"], None)
+    assert "/nowhere" not in second["path"]  # type: ignore[operator]
     assert [c["execution_count"] for c in second_cells] == [1, 2, 3, 4] == [c["execution_count"] for c in first_cells]
     assert _warned(first_cells) and _warned(second_cells)  # shown again, as a fresh kernel would
     with pytest.raises(ProcessLookupError):  # shut down on leaving
