@@ -163,8 +163,9 @@ def execute(path: Path, notebook_out: Path, parameters: dict[str, Any], *, progr
     if kept is None:
         options = {"kernel_manager_class": kernel_manager(ipython_dir), "config": kernel_config()}
     else:
-        km, kc = kept.ready()
-        options = {"engine_name": _KEPT_ENGINE, "km": km, "kept_client": kc}
+        _register_kept_engine()
+        # the engine asks the kept kernel for itself (started there, when papermill runs it)
+        options = {"engine_name": _KEPT_ENGINE, "kept_kernel": kept}
     try:
         return papermill.execute_notebook(
             str(path),
@@ -263,7 +264,6 @@ class _KeptKernel:
         return bool(await self.km.is_alive())
 
     async def _start(self) -> None:
-        _register_kept_engine()
         self.ipython_dir = tempfile.mkdtemp(prefix="workbench-ipython-")
         km = kernel_manager(self.ipython_dir)(kernel_name="python3", config=kernel_config())
         await km.start_kernel(cwd=str(project_root()), extra_arguments=["--HistoryManager.hist_file=:memory:"])
@@ -378,8 +378,8 @@ class KernelThreads:
 
 def _register_kept_engine() -> None:
     """Register :data:`_KEPT_ENGINE` with papermill: its own nbclient engine, except that the
-    report runs in the kernel and client it is given (``km``, ``kept_client``), which it leaves
-    running."""
+    report runs in the kept kernel it is given (``kept_kernel``: its kernel and client, started or
+    cleaned there), which it leaves running."""
     papermill = import_papermill()
     from papermill.clientwrap import PapermillNotebookClient
     from papermill.engines import NBClientEngine, papermill_engines
@@ -401,7 +401,8 @@ def _register_kept_engine() -> None:
             execution_timeout: float | None = None,
             **kwargs: Any,
         ) -> Any:
-            kc = kwargs.pop("kept_client")
+            km, kc = kwargs.pop("kept_kernel").ready()
+            kwargs["km"] = km
             kwargs = remove_args(["input_path"], **kwargs)
             safe_kwargs = remove_args(["timeout", "startup_timeout"], **kwargs)
             final_kwargs = merge_kwargs(
