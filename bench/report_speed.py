@@ -53,12 +53,18 @@ def timed_cpu(command: list[str]) -> tuple[float, float]:
 def independent_commands() -> list[list[str]]:
     """The batch of `notebooks/bundled.yaml` as separate `workbench report --template` commands
     (each into its own folder under ``{out}``, filled in by the caller)."""
+    import ast
+
     sys.path.insert(0, str(ROOT))
     from workbench.report.batch import load_batch
+    from workbench.report.templates import template_parameters, template_path
 
     commands = []
     for job in load_batch(ROOT / "notebooks" / "bundled.yaml"):
         params = dict(job.parameters)
+        if "systems" in params and "predictions" not in params:  # the template's own files, named
+            default = template_parameters(template_path(job.template))["predictions"]["default"]
+            params["predictions"] = ast.literal_eval(default).split(";")
         command = [str(BIN / "workbench"), "report", "--template", job.template, "--quiet"]
         if "dataset" in params:
             command += ["--dataset", str(params.pop("dataset"))]

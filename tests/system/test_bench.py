@@ -57,6 +57,7 @@ def test_report_speed_runs_the_batch_as_separate_reports_too() -> None:
     assert all(c[-1].startswith("{out}/") for c in commands)  # a temporary folder, never reports/
     compare = commands[2]
     assert compare[3] == "04-compare-systems"
+    assert compare.count("--predictions") == 2  # the template's two default files, as the batch runs it
     assert [compare[i + 1] for i, part in enumerate(compare) if part == "--system"] == [
         "claude-sonnet-4-6 06-35",
         "claude-sonnet-4-6 12-48",
