@@ -26,7 +26,7 @@ import polars as pl
 
 from workbench.grading.program import TableRows
 
-__all__ = ["POOL_THRESHOLD", "CHUNK_SIZE", "distinct", "first_rows", "map_chunks", "same_tables"]
+__all__ = ["POOL_THRESHOLD", "CHUNK_SIZE", "distinct", "first_rows", "in_pool", "map_chunks", "same_tables"]
 
 #: Below this many items :func:`map_chunks` runs in this process (a pool costs ~1 s to start).
 POOL_THRESHOLD = 20_000
@@ -115,6 +115,20 @@ def same_tables(tables: Mapping[str, TableRows]) -> dict[str, str]:
     }
 
 
+def in_pool(n_items: int, workers: int | None = None, threshold: int | None = None) -> bool:
+    """Whether :func:`map_chunks` sends ``n_items`` items to a process pool (with the same
+    ``workers`` and ``threshold``): more than one worker, and at least ``threshold`` items.
+
+    Examples
+    --------
+    >>> in_pool(100_000, workers=2), in_pool(100, workers=2), in_pool(100_000, workers=1)
+    (True, False, False)
+    """
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    threshold = POOL_THRESHOLD if threshold is None else threshold
+    return workers > 1 and n_items >= max(threshold, 1)
+
+
 def map_chunks(
     fn: Callable[[list[T]], list[R]],
     items: Sequence[T],
@@ -150,11 +164,10 @@ def map_chunks(
     [2, 4, 6]
     """
     workers = (os.cpu_count() or 1) if workers is None else workers
-    threshold = POOL_THRESHOLD if threshold is None else threshold
     chunk_size = CHUNK_SIZE if chunk_size is None else chunk_size
     if workers <= 1:
         return list(fn(list(items)))
-    if len(items) < max(threshold, 1):
+    if not in_pool(len(items), workers, threshold):
         if waiting < THREAD_CHUNK or len(items) <= THREAD_CHUNK:
             return list(fn(list(items)))
         return _in_threads(fn, items, workers)

@@ -75,3 +75,34 @@ def test_distinct_and_map_chunks_keep_order():
     assert unique[index].equals(frame)
     assert map_chunks(list, list(range(10)), workers=1) == list(range(10))
     assert same_tables({"d#1": {"r": [1.0]}, "d#0": {"r": [1.0]}}) == {"d#0": "d#0", "d#1": "d#0"}
+
+
+def test_the_fast_paths_leftovers_and_the_undecided_inputs_share_one_pool(small, monkeypatch):
+    """With Math-Verify (a policy the fast path does not model), the cascade grades it on the inputs
+    the fast path decides and every policy on those it does not (LaTeX here): in a pool, both go in
+    one call, no worker of this process is started for them, and the grades are the in-process ones."""
+    gold, preds = small
+    preds = preds.with_columns(
+        pl.when(pl.int_range(pl.len()) % 5 == 0)
+        .then(pl.lit("so it is $\\frac{1}{2}$"))
+        .otherwise(pl.col("predicted_answer"))
+        .alias("predicted_answer")
+    )
+    inline = grade_predictions(gold, preds, workers=1)
+    calls: list[str] = []
+    real = workbench.pipeline.grade.map_chunks
+
+    def recorded(fn, items, **options):
+        calls.append(getattr(fn, "func", fn).__name__)
+        return real(fn, items, **options)
+
+    monkeypatch.setattr(workbench.pipeline.grade, "map_chunks", recorded)
+    monkeypatch.setattr(workbench.pipeline.grade, "start_worker", lambda: calls.append("start_worker"))
+    monkeypatch.setattr(workbench.parallel, "POOL_THRESHOLD", 1)
+    monkeypatch.setattr(workbench.parallel, "CHUNK_SIZE", 9)
+    pooled = grade_predictions(gold, preds, workers=2)
+    assert calls == ["_grade_tagged"]
+    assert pooled.fast_path_rows is not None and 0 < pooled.fast_path_rows < pooled.turns.height
+    assert_frame_equal(pooled.turns, inline.turns)
+    assert_frame_equal(pooled.policy_grades, inline.policy_grades)
+    assert pooled.policy_grades.filter(pl.col("answer").str.contains("frac", literal=True)).height > 0
