@@ -32,6 +32,10 @@ __all__ = ["POOL_THRESHOLD", "CHUNK_SIZE", "distinct", "first_rows", "in_pool", 
 POOL_THRESHOLD = 20_000
 #: Items per chunk sent to a pool worker.
 CHUNK_SIZE = 4_000
+#: The last items (as many as the workers' first chunks hold) go in chunks this many times smaller,
+#: so that the workers end about together: with whole chunks, one worker may still grade its last
+#: while the others wait (a 105,520-turn GSM8K run: about 2.7 s a chunk of 4,000 inputs).
+TAIL_SPLIT = 8
 #: In this process, when at least :data:`THREAD_CHUNK` items wait on the grader's worker processes
 #: (SymPy and Math-Verify calls on MATH outputs: the caller counts them on the whole run), the items
 #: are shared among a thread per core in chunks of that size, each thread with a worker of its own
@@ -171,11 +175,27 @@ def map_chunks(
         if waiting < THREAD_CHUNK or len(items) <= THREAD_CHUNK:
             return list(fn(list(items)))
         return _in_threads(fn, items, workers)
-    chunks = [list(items[i : i + chunk_size]) for i in range(0, len(items), chunk_size)]
+    chunks = _chunks(items, chunk_size, workers)
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=context) as pool:
         done = list(pool.map(fn, chunks))  # map yields in submission order
     return [result for chunk in done for result in chunk]
+
+
+def _chunks(items: Sequence[T], size: int, workers: int) -> list[list[T]]:
+    """``items`` in chunks of ``size``, in order, but the last ``size * workers`` items in chunks of
+    ``size / TAIL_SPLIT`` (at least one item each).
+
+    Examples
+    --------
+    >>> [len(c) for c in _chunks(list(range(96)), 16, 2)]
+    [16, 16, 16, 16, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]
+    """
+    cut = max(0, len(items) - size * workers)
+    small = max(1, size // TAIL_SPLIT)
+    return [list(items[i : min(i + size, cut)]) for i in range(0, cut, size)] + [
+        list(items[i : i + small]) for i in range(cut, len(items), small)
+    ]
 
 
 def _in_threads(fn: Callable[[list[T]], list[R]], items: Sequence[T], threads: int) -> list[R]:
