@@ -18,15 +18,19 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TypeVar
 
 import polars as pl
 
 from workbench.grading.program import TableRows
 
-__all__ = ["POOL_THRESHOLD", "CHUNK_SIZE", "distinct", "first_rows", "in_pool", "map_chunks", "same_tables"]
+__all__ = [
+    "POOL_THRESHOLD", "CHUNK_SIZE", "distinct", "first_rows", "in_pool", "map_chunks", "pool_ahead", "same_tables"
+]  # fmt: skip
 
 #: Below this many items :func:`map_chunks` runs in this process (a pool costs ~1 s to start).
 POOL_THRESHOLD = 20_000
@@ -45,6 +49,9 @@ THREAD_CHUNK = 32
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+#: The pool started ahead by :func:`pool_ahead` for this thread's block, with its number of workers.
+_AHEAD: ContextVar[tuple[ProcessPoolExecutor, int] | None] = ContextVar("workbench_pool_ahead", default=None)
 
 
 def distinct(frame: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, pl.Series]:
@@ -176,10 +183,50 @@ def map_chunks(
             return list(fn(list(items)))
         return _in_threads(fn, items, workers)
     chunks = _chunks(items, chunk_size, workers)
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=context) as pool:
-        done = list(pool.map(fn, chunks))  # map yields in submission order
+    ahead = _AHEAD.get()
+    if ahead is not None and ahead[1] == min(workers, len(chunks)):  # started by pool_ahead: not shut down here
+        done = list(ahead[0].map(fn, chunks))
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=context) as pool:
+            done = list(pool.map(fn, chunks))  # map yields in submission order
     return [result for chunk in done for result in chunk]
+
+
+@contextmanager
+def pool_ahead(workers: int | None = None, initializer: Callable[[], None] | None = None) -> Iterator[None]:
+    """Start the process pool of :func:`map_chunks` now, for the calls made in this block (on this
+    thread) that send as many workers their items; shut it down at the block's end.
+
+    A pool's processes take seconds of CPU to start (Python, the grading modules, then the worker
+    processes each starts: ``initializer`` runs in each when it starts), which a caller that is
+    about to read its inputs on one core can spend on the other cores instead. Where the items are
+    graded, and what comes back, do not change.
+
+    Examples
+    --------
+    >>> with pool_ahead(workers=1):  # one worker: no pool; map_chunks works in this process
+    ...     map_chunks(lambda xs: [x + 1 for x in xs], [1, 2], workers=1)
+    [2, 3]
+    """
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers <= 1:
+        yield
+        return
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=initializer)
+    token = _AHEAD.set((pool, workers))
+    try:
+        for _ in range(workers):  # a spawn pool starts a process per task while none is idle
+            pool.submit(os.getpid)
+        yield
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)  # an error is not kept waiting for the pool
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        _AHEAD.reset(token)
 
 
 def _chunks(items: Sequence[T], size: int, workers: int) -> list[list[T]]:

@@ -106,3 +106,38 @@ def test_the_fast_paths_leftovers_and_the_undecided_inputs_share_one_pool(small,
     assert_frame_equal(pooled.turns, inline.turns)
     assert_frame_equal(pooled.policy_grades, inline.policy_grades)
     assert pooled.policy_grades.filter(pl.col("answer").str.contains("frac", literal=True)).height > 0
+
+
+def test_a_large_run_is_graded_in_the_pool_started_before_its_inputs_are_read(monkeypatch):
+    """Prediction files of POOL_AHEAD_BYTES or more: the pool is started first (each worker starting
+    the grader's worker), the grading's map_chunks calls send their chunks to it, and the grades are
+    those of a run graded without it."""
+    from workbench.config import resolve
+    from workbench.grading.limits import start_worker
+    from workbench.pipeline import run
+
+    config = resolve(dataset=GOLD, predictions=[PREDS], systems=["s"])
+    monkeypatch.setattr(workbench.parallel, "POOL_THRESHOLD", 1)
+    monkeypatch.setattr(workbench.parallel, "CHUNK_SIZE", 11)
+    without = run.grade_run(config)  # files smaller than POOL_AHEAD_BYTES: pools started by map_chunks
+    started, ahead = [], []
+    real_pool, real_map = workbench.parallel.ProcessPoolExecutor, workbench.pipeline.grade.map_chunks
+
+    def pool(*args, **options):
+        started.append(options.get("initializer"))
+        return real_pool(*args, **options)
+
+    def chunks(fn, items, **options):
+        ahead.append(workbench.parallel._AHEAD.get() is not None)
+        return real_map(fn, items, **options)
+
+    monkeypatch.setattr(workbench.parallel, "ProcessPoolExecutor", pool)
+    monkeypatch.setattr(workbench.pipeline.grade, "map_chunks", chunks)
+    monkeypatch.setattr(run, "POOL_AHEAD_BYTES", 1)
+    graded = run.grade_run(config)
+    assert started[0] is start_worker and ahead and all(ahead)
+    assert started.count(start_worker) == 1
+    assert workbench.parallel._AHEAD.get() is None  # shut down with the run
+    assert_frame_equal(graded.turns, without.turns)
+    assert_frame_equal(graded.policy_grades, without.policy_grades)
+    assert_frame_equal(graded.checks, without.checks)
