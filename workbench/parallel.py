@@ -221,7 +221,11 @@ def pool_ahead(workers: int | None = None, initializer: Callable[[], None] | Non
             pool.submit(os.getpid)
         yield
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)  # an error is not kept waiting for the pool
+        # an error (bad input, read before the pool is used) is not kept waiting for processes that
+        # are still starting: they are stopped (ProcessPoolExecutor has no public way before 3.14)
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
         raise
     else:
         pool.shutdown(wait=True)

@@ -141,3 +141,22 @@ def test_a_large_run_is_graded_in_the_pool_started_before_its_inputs_are_read(mo
     assert_frame_equal(graded.turns, without.turns)
     assert_frame_equal(graded.policy_grades, without.policy_grades)
     assert_frame_equal(graded.checks, without.checks)
+
+
+def test_bad_input_read_with_a_pool_ahead_gives_the_same_one_line_error(tmp_path, monkeypatch):
+    """An error while the inputs are read (the pool started ahead still starting) is the error of a
+    run without the pool; the pool is stopped with it."""
+    from workbench.config import resolve
+    from workbench.errors import InputError
+    from workbench.pipeline import run
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"record_id": "1", "turn": 0, "raw_output": "x"}\n{not json\n', encoding="utf-8")
+    config = resolve(dataset=None, predictions=[bad], systems=["s"])
+    with pytest.raises(InputError) as alone:
+        run.grade_run(config)
+    monkeypatch.setattr(run, "POOL_AHEAD_BYTES", 1)
+    with pytest.raises(InputError) as ahead:
+        run.grade_run(config)
+    assert str(ahead.value) == str(alone.value) and "line 2" in str(ahead.value)
+    assert workbench.parallel._AHEAD.get() is None
