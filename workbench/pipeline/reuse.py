@@ -86,6 +86,7 @@ class GradeReuse:
         """``grade(items)``, one result per item in order, with each item graded before under the
         same ``context`` (the policies and the answer kind: what else the grade depends on) taken
         from here: ``grade`` is called once, on the others only (not at all when there are none).
+
         ``items`` are a distinct input's values by column name and its table (or ``None``), as
         :func:`workbench.pipeline.grade._grade_chunk` takes them; ``grade`` must be pure."""
         (found,) = self.grade_jobs([(items, context)], lambda pending: [grade(pending[0])])
