@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench import parallel
 
@@ -41,3 +43,13 @@ def test_one_worker_or_one_chunk_stays_on_this_thread() -> None:
             x * 2 for x in items
         ]
         assert names == [threading.current_thread().name]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 300), st.integers(1, 40), st.integers(2, 4))
+def test_a_pools_chunks_hold_every_item_once_in_order_the_last_ones_smaller(n: int, size: int, workers: int) -> None:
+    chunks = parallel._chunks(list(range(n)), size, workers)
+    assert [x for chunk in chunks for x in chunk] == list(range(n))
+    assert all(0 < len(chunk) <= size for chunk in chunks)
+    tail = [len(chunk) for chunk in chunks if chunk[-1] >= n - size * workers]
+    assert all(length <= max(1, size // parallel.TAIL_SPLIT) for length in tail)

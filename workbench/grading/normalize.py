@@ -76,16 +76,50 @@ def normalize_answer(text: str) -> str:
     return out.lower()
 
 
+#: The longest text :data:`~workbench.grading.patterns.NO_ANSWER_TEXT` accepts besides its one
+#: open-ended form, ``n/a`` and what follows a separator (``N/A - not disclosed``): ``cannot be
+#: determined``. (tests/unit/grading/test_normalize.py checks it against the pattern.)
+_LONGEST_CLOSED_NO_ANSWER = 20
+#: How many leading characters of a text :func:`is_no_answer` reads before it normalises the text.
+_NO_ANSWER_LOOK = 256
+
+
+def _states_an_answer(text: str) -> bool:
+    """Whether ``text`` is surely not a no-answer statement, told from its first
+    :data:`_NO_ANSWER_LOOK` characters; ``False`` when that is not enough to tell.
+
+    :func:`normalize_answer` only ever removes whitespace, zero-width characters, ``*``, ``_`` and a
+    trailing ``.``: it keeps every other character (a minus becomes ``-``, lower case is never
+    shorter). So a text with more than :data:`_LONGEST_CLOSED_NO_ANSWER` other characters normalises
+    to a text too long for any form of :data:`~workbench.grading.patterns.NO_ANSWER_TEXT` but the
+    open-ended ``n/a ...``, which begins with ``n``: the normalised text's first character is a
+    kept ``*`` or ``_`` or the text's first character that is none of those removable ones,
+    lower-cased. When that is not ``n``, the text states an answer, whatever follows (an output of
+    several kilobytes is not normalised for this: 80 us each, and read twice per turn)."""
+    head = "".join(patterns.ZERO_WIDTH.sub("", text[:_NO_ANSWER_LOOK]).split())
+    if len(head) - head.count("*") - head.count("_") - head.count(".") <= _LONGEST_CLOSED_NO_ANSWER:
+        return False
+    first = next(ch for ch in head if ch not in "*_")  # there is one: more than 20 are neither
+    return first.lower()[:1] != "n"
+
+
 def is_no_answer(text: str | None) -> bool:
-    """Tell whether an output states no answer (empty, ``N/A``, ``<UNKNOWN>``...).
+    """Tell whether an output states no answer (empty, ``N/A``, ``<UNKNOWN>``...): whether its
+    normalised text (:func:`normalize_answer`) is a form of
+    :data:`~workbench.grading.patterns.NO_ANSWER_TEXT`. A long output that surely is not one is
+    told from its first characters (:func:`_states_an_answer`), with the same answer.
 
     Examples
     --------
     >>> is_no_answer("<UNKNOWN>"), is_no_answer("0")
     (True, False)
+    >>> is_no_answer("N/A - the filing gives no 2015 figure, so the change cannot be computed")
+    True
     """
     if text is None:
         return True
+    if _states_an_answer(text):
+        return False
     return bool(patterns.NO_ANSWER_TEXT.match(normalize_answer(text)))
 
 

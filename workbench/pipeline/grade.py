@@ -24,9 +24,9 @@ from workbench.grading.limits import start_worker
 from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, GradingPolicy, for_benchmark, get_policy
 from workbench.grading.program import ProgramResult, TableRows
 from workbench.grading.status import GradeStatus, MatchReason
-from workbench.grading.turn import grade_program, grade_turn, needs_worker, prefetch_turns
+from workbench.grading.turn import grade_program, grade_turn, prefetch_turns
 from workbench.io.gold import GoldDataset
-from workbench.parallel import distinct, first_rows, map_chunks, same_tables
+from workbench.parallel import distinct, first_rows, in_pool, map_chunks, same_tables
 from workbench.pipeline import fastpath
 from workbench.pipeline.policy_inputs import (
     canonical,
@@ -38,6 +38,7 @@ from workbench.pipeline.policy_inputs import (
 )
 from workbench.pipeline.reuse import GradeReuse
 from workbench.pipeline.unmatched import unmatched_message, unmatched_reason, unmatched_rows
+from workbench.pipeline.workload import LOOK_AHEAD, needing_worker, one_call_each
 from workbench.quality.checks import run_checks, top_category
 from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS, as_text
 
@@ -219,21 +220,63 @@ def _grade_chunk(
     return out
 
 
-def _graded(
-    items: list[tuple[dict[str, Any], TableRows | None]],
-    policy: GradingPolicy,
-    also: Sequence[GradingPolicy],
-    kind: AnswerKind,
-    workers: int | None,
-    waiting: int,
-    reuse: GradeReuse | None,
-) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """:func:`_grade_chunk` over ``items`` (:func:`~workbench.parallel.map_chunks`), each graded
-    before under the same policies taken from ``reuse`` (a batch's: :mod:`workbench.pipeline.reuse`)."""
-    grade = partial(_grade_chunk, policy=policy, also=also, kind=kind)
+#: A distinct input as :func:`_grade_chunk` takes it (its values by column, its table), and what it
+#: gives for one (the turn's columns and a row per policy).
+_Item = tuple[dict[str, Any], TableRows | None]
+_Graded = tuple[dict[str, Any], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class _Job:
+    """Distinct inputs for the cascade to grade under ``policy`` and ``also`` (:func:`_grade_chunk`),
+    and how many of them wait on the grader's workers (``waiting`` of :func:`map_chunks`)."""
+
+    items: list[_Item]
+    policy: GradingPolicy
+    also: tuple[GradingPolicy, ...]
+    waiting: int
+
+
+def _grade_tagged(chunk: list[tuple[int, Any]], jobs: tuple[tuple[GradingPolicy, tuple[GradingPolicy, ...]], ...],
+                  kind: AnswerKind) -> list[Any]:  # fmt: skip
+    """:func:`_grade_chunk` over items of several jobs, each item ``(job, item)`` graded under its
+    job's ``(policy, also)``; one result per item, in order."""
+    out: list[Any] = [None] * len(chunk)
+    for n, (policy, also) in enumerate(jobs):
+        at = [i for i, (job, _) in enumerate(chunk) if job == n]
+        graded = _grade_chunk([chunk[i][1] for i in at], policy, also, kind) if at else []
+        for i, result in zip(at, graded, strict=True):
+            out[i] = result
+    return out
+
+
+def _graded_jobs(
+    jobs: Sequence[_Job], kind: AnswerKind, workers: int | None, reuse: GradeReuse | None
+) -> list[list[_Graded]]:
+    """:func:`_grade_chunk` over each job's items, those graded before under the same policies taken
+    from ``reuse`` (a batch's: :mod:`workbench.pipeline.reuse`). Many together (:func:`in_pool`),
+    the jobs' inputs go to one process pool in one :func:`map_chunks` call: no job waits for another
+    to end, nor for a worker of this process; else each job goes alone (in threads by its own
+    ``waiting``). Where an input is graded never changes its grade."""
+
+    def grade(pending: list[list[_Item]]) -> list[list[_Graded]]:
+        if not in_pool(sum(map(len, pending)), workers):
+            return [
+                map_chunks(partial(_grade_chunk, policy=job.policy, also=job.also, kind=kind), items,
+                           workers=workers, waiting=job.waiting) if items else []
+                for job, items in zip(jobs, pending, strict=True)
+            ]  # fmt: skip
+        tagged = [(n, item) for n, items in enumerate(pending) for item in items]
+        specs = tuple((job.policy, job.also) for job in jobs)
+        out: list[list[_Graded]] = [[] for _ in jobs]
+        for (n, _), result in zip(tagged, map_chunks(partial(_grade_tagged, jobs=specs, kind=kind), tagged,
+                                                     workers=workers), strict=True):  # fmt: skip
+            out[n].append(result)
+        return out
+
     if reuse is None:
-        return map_chunks(grade, items, workers=workers, waiting=waiting)
-    return reuse.grade(items, (policy, tuple(also), kind), partial(map_chunks, grade, workers=workers, waiting=waiting))
+        return grade([job.items for job in jobs])
+    return reuse.grade_jobs([(job.items, (job.policy, job.also, kind)) for job in jobs], grade)
 
 
 #: Called once per distinct grading input (a hook for tests that count them).
@@ -258,6 +301,8 @@ _TURN = {
     "program_detail": pl.String(),
     "program_credit": pl.Float64(),
 }
+#: The turn columns of a program's grade (:func:`_program_columns`).
+_PROGRAM_TURN = {c: t for c, t in _TURN.items() if c.startswith("program_")}
 
 
 #: Grades (distinct inputs x modelled policies) per call of :func:`workbench.pipeline.fastpath.decide`:
@@ -290,6 +335,16 @@ def _decide(frame: pl.DataFrame, policies: Sequence[GradingPolicy], kind: Answer
     return pl.concat(rows), pl.concat(grades)
 
 
+@dataclass(frozen=True)
+class _Cascade:
+    """The inputs the fast path decided, left to the cascade under the policies it does not model
+    (``job``): ``done``, their keys in the job's order; ``where``, the policies' places in the order."""
+
+    job: _Job
+    done: pl.Series
+    where: tuple[int, ...]
+
+
 def _fast_grades(
     unique: pl.DataFrame,
     tables: dict[str, TableRows],
@@ -297,18 +352,18 @@ def _fast_grades(
     also: Sequence[GradingPolicy],
     kind: AnswerKind,
     workers: int | None,
-    reuse: GradeReuse | None = None,
-) -> tuple[pl.Series, pl.DataFrame, pl.DataFrame]:
+) -> tuple[pl.Series, pl.DataFrame, pl.DataFrame, _Cascade | None]:
     """The distinct inputs the fast path decides (:func:`workbench.pipeline.fastpath.decide`):
     their indices, their turn columns (``_key`` first) and their policy rows (``_key``, ``_p``
-    first), the policies it does not model graded by the cascade."""
+    first), and what is left to the cascade under the policies it does not model, graded later
+    beside the inputs it does not decide (:func:`_with_cascade` puts those grades in)."""
     ordered = [policy, *[p for p in also if p.name != policy.name]]
     empty = pl.Series("_key", [], dtype=pl.UInt32)
     if not fastpath.models(policy):
-        return empty, pl.DataFrame(), pl.DataFrame()
+        return empty, pl.DataFrame(), pl.DataFrame(), None
     rows, grades = _decide(unique.filter(pl.col("_has_prediction")), ordered, kind)
     if rows.is_empty():
-        return empty, pl.DataFrame(), pl.DataFrame()
+        return empty, pl.DataFrame(), pl.DataFrame(), None
     predicted = unique.with_row_index("_key").filter(pl.col("_has_prediction"))["_key"]
     keys = predicted[rows]
     grades = grades.with_columns(predicted[grades["_row"]].alias("_key"))
@@ -320,40 +375,42 @@ def _fast_grades(
     # the cascade grades what the fast path does not model: policies (math-verify) and programs
     where = [i for i, p in enumerate(ordered) if not fastpath.models(p)]
     rest = [ordered[i] for i in where]
+    if rest:
+        # graded in order of their gold: the outputs of one problem (one per system) share a chunk,
+        # hence a worker, which parses that gold once (math-verify: ``mathverify._parse_gold``)
+        done = _by_gold(unique, keys)
+        waiting = needing_worker(unique[done], one_call_each(rest), kind, programs=False)
+        job = _Job(_items(unique[done], tables), rest[0], tuple(rest[1:]), waiting)
+        return keys, turns, per_policy, _Cascade(job, done, tuple(where))
     has_program = (
         unique.get_column("predicted_program").gather(keys).str.contains(r"\S").fill_null(False)
         if "predicted_program" in unique.columns
         else pl.repeat(False, len(keys), eager=True)
     )
-    if rest or has_program.any():
-        # graded in order of their gold: the outputs of one problem (one per system) share a chunk,
-        # hence a worker, which parses that gold once (math-verify: ``mathverify._parse_gold``)
-        done = _by_gold(unique, keys) if rest else keys.filter(has_program)
-        picked, back = done, None
-        if not rest:  # only the program columns: they depend on the programs and the table alone
-            by = [c for c in _PROGRAM_INPUTS if c in unique.columns]
-            _, back = distinct(unique.select(by)[done], by)
-            picked = done[first_rows(back)]
-        items = _items(unique[picked], tables)
-        program = {c: t for c, t in _TURN.items() if c.startswith("program_")}
-        if rest:
-            waiting = _needing_worker(unique[picked], _one_call_each(rest), kind, programs=False)
-            graded = _graded(items, rest[0], rest[1:], kind, workers, waiting, reuse)
-            from_cascade = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).select(list(program))
-        else:
-            # few program pairs reach SymPy (13 of the bundled ConvFinQA runs'): not shared among threads
-            from_cascade = pl.DataFrame(map_chunks(_grade_programs, items, workers=workers), schema=program)
-        if back is not None:
-            from_cascade = from_cascade[back]
+    if has_program.any():  # only the program columns: they depend on the programs and the table alone
+        done = keys.filter(has_program)
+        by = [c for c in _PROGRAM_INPUTS if c in unique.columns]
+        _, back = distinct(unique.select(by)[done], by)
+        items = _items(unique[done[first_rows(back)]], tables)
+        # few program pairs reach SymPy (13 of the bundled ConvFinQA runs'): not shared among threads
+        from_cascade = pl.DataFrame(map_chunks(_grade_programs, items, workers=workers), schema=_PROGRAM_TURN)[back]
         turns = turns.update(from_cascade.with_columns(done.alias("_key")), on="_key", include_nulls=True)
-        if rest:
-            extra = pl.DataFrame(
-                [{"_key": key, "_p": where[p], **row} for key, (_, rows_) in zip(done, graded, strict=True)
-                 for p, row in enumerate(rows_)],
-                schema={"_key": pl.UInt32(), "_p": pl.Int64(), **_GRADES_AS_TEXT},
-            )  # fmt: skip
-            per_policy = pl.concat([per_policy, _compact(extra).select(per_policy.columns)]).sort("_key", "_p")
-    return keys, turns, per_policy
+    return keys, turns, per_policy, None
+
+
+def _with_cascade(
+    turns: pl.DataFrame, per_policy: pl.DataFrame, cascade: _Cascade, graded: list[_Graded]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The fast path's turn columns and policy rows (:func:`_fast_grades`) with the cascade's grades
+    of ``cascade``'s inputs put in: their program columns, and their rows under its policies."""
+    from_cascade = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).select(list(_PROGRAM_TURN))
+    turns = turns.update(from_cascade.with_columns(cascade.done.alias("_key")), on="_key", include_nulls=True)
+    extra = pl.DataFrame(
+        [{"_key": key, "_p": cascade.where[p], **row} for key, (_, rows_) in zip(cascade.done, graded, strict=True)
+         for p, row in enumerate(rows_)],
+        schema={"_key": pl.UInt32(), "_p": pl.Int64(), **_GRADES_AS_TEXT},
+    )  # fmt: skip
+    return turns, pl.concat([per_policy, _compact(extra).select(per_policy.columns)]).sort("_key", "_p")
 
 
 def _by_gold(unique: pl.DataFrame, keys: pl.Series) -> pl.Series:
@@ -363,61 +420,6 @@ def _by_gold(unique: pl.DataFrame, keys: pl.Series) -> pl.Series:
         return keys
     gold = unique.get_column("gold_executed").gather(keys)
     return pl.DataFrame({"_key": keys, "_gold": gold}).sort("_gold", maintain_order=True).get_column("_key")
-
-
-def _one_call_each(policies: Sequence[GradingPolicy]) -> list[GradingPolicy]:
-    """The policies whose worker calls are made one input at a time (SymPy's comparisons of
-    answers): those that make rows wait on a worker each, worth a thread each. Math-Verify's are
-    batched (:func:`~workbench.grading.turn.prefetch_turns`: a few calls a chunk), and few program
-    pairs reach SymPy, so one worker serves those (``programs=False`` below)."""
-    return [p for p in policies if p.matcher != "math_verify"]
-
-
-#: Answered inputs whose outputs are looked at for maths markup before a run's grading starts (a
-#: run that writes LaTeX shows it at once); the others' first SymPy call starts the worker.
-LOOK_AHEAD = 1_000
-
-
-def _needing_worker(
-    rows: pl.DataFrame,
-    policies: Sequence[GradingPolicy],
-    kind: AnswerKind,
-    *,
-    outputs: bool = False,
-    programs: bool = True,
-) -> int:
-    """How many of ``rows`` (distinct inputs) are known, before they are graded under ``policies``,
-    to call SymPy's worker (:func:`~workbench.grading.turn.needs_worker`): by their gold and, with
-    ``programs``, their pair of programs (once per distinct one), and with ``outputs`` by their
-    output too (row by row)."""
-    if rows.is_empty():
-        return 0
-    # a column that is null throughout reads as absent (GSM8K has no programs): fewer keys to group by
-    columns = ("gold_executed", "_has_prediction", *(("predicted_program", "gold_program") if programs else ()))
-    by = [c for c in columns if c in rows.columns and rows.get_column(c).null_count() < rows.height]
-    if outputs:
-        texts = [c for c in ("predicted_answer", "raw_output") if c in rows.columns]
-        found = rows.select(
-            *by, pl.coalesce(texts).alias("_output") if texts else pl.lit(None, pl.String).alias("_output")
-        )
-        found = found.with_columns(pl.lit(1, pl.UInt32).alias("_n"))
-    elif by:
-        found = rows.group_by(by).agg(pl.len().alias("_n"))
-    else:
-        found = pl.DataFrame({"_n": [rows.height]})
-    return sum(
-        row["_n"]
-        for row in found.iter_rows(named=True)
-        if needs_worker(
-            policies,
-            kind=kind,
-            gold=None if row.get("gold_executed") is None else str(row["gold_executed"]),
-            has_prediction=bool(row.get("_has_prediction", True)),
-            predicted_program=row.get("predicted_program"),
-            gold_program=row.get("gold_program"),
-            output=row.get("_output"),
-        )
-    )
 
 
 def _items(rows: pl.DataFrame, tables: dict[str, TableRows]) -> list[tuple[dict[str, Any], TableRows | None]]:
@@ -454,21 +456,32 @@ def _grade_rows(
         _on_distinct(unique.height)
     graded_by = [policy, *also]
     answered = unique.filter(pl.col("_has_prediction")).head(LOOK_AHEAD)
-    if _needing_worker(unique, graded_by, kind) or _needing_worker(answered, graded_by, kind, outputs=True):
+    # every input goes to the cascade (with a policy the fast path does not model, it grades those
+    # the fast path decides too), hence to a pool of processes when they are many: no worker here
+    everything = not fast_path or not all(fastpath.models(p) for p in graded_by)
+    pooled = everything and in_pool(unique.height, workers) and (reuse is None or reuse.kept == 0)
+    if not pooled and (
+        needing_worker(unique, graded_by, kind) or needing_worker(answered, graded_by, kind, outputs=True)
+    ):
         start_worker()  # SymPy's worker imports while the fast path grades
-    fast_keys, fast_turns, fast_policies = (
-        _fast_grades(unique, tables, policy, also, kind, workers, reuse)
+    fast_keys, fast_turns, fast_policies, cascade = (
+        _fast_grades(unique, tables, policy, also, kind, workers)
         if fast_path
-        else (pl.Series("_key", [], dtype=pl.UInt32), pl.DataFrame(), pl.DataFrame())
+        else (pl.Series("_key", [], dtype=pl.UInt32), pl.DataFrame(), pl.DataFrame(), None)
     )
     slow = unique.with_row_index("_key").filter(~pl.col("_key").is_in(fast_keys.implode()))
     slow_keys = slow["_key"].to_list()
     items = _items(slow.drop("_key"), tables)
     n_inputs = unique.height
-    waiting = _needing_worker(slow, _one_call_each([policy, *also]), kind, outputs=True, programs=False)
+    waiting = needing_worker(slow, one_call_each([policy, *also]), kind, outputs=True, programs=False)
     del keyed, unique, slow  # the distinct inputs' text (0.5 GB for a million outputs) is read
-    graded = _graded(items, policy, also, kind, workers, waiting, reuse)
-    del items
+    # graded together: the inputs the fast path does not decide first (SymPy's, the slowest)
+    jobs = [_Job(items, policy, tuple(also), waiting), *([cascade.job] if cascade is not None else [])]
+    graded, *by_cascade = _graded_jobs(jobs, kind, workers, reuse)
+    del items, jobs
+    if cascade is not None:
+        fast_turns, fast_policies = _with_cascade(fast_turns, fast_policies, cascade, by_cascade[0])
+        del cascade, by_cascade
     results = pl.DataFrame([turn for turn, _ in graded], schema=_TURN).with_columns(
         pl.Series("_key", slow_keys, dtype=pl.UInt32)
     )

@@ -31,6 +31,7 @@ MAX_CHARS = 64_000_000
 
 Item = tuple[Mapping[str, Any], Mapping[str, Any] | None]
 R = TypeVar("R")
+It = TypeVar("It", bound=Item)
 
 
 def _table_key(table: Mapping[str, Sequence[Any]] | None) -> Hashable:
@@ -75,6 +76,12 @@ class GradeReuse:
         #: How many inputs were taken from here rather than graded (for tests and benchmarks).
         self.reused = 0
 
+    @property
+    def kept(self) -> int:
+        """How many distinct inputs' grades are kept here."""
+        with self._lock:
+            return len(self._grades)
+
     def grade(self, items: Sequence[Item], context: Hashable, grade: Callable[[list[Item]], list[R]]) -> list[R]:
         """``grade(items)``, one result per item in order, with each item graded before under the
         same ``context`` (the policies and the answer kind: what else the grade depends on) taken
@@ -82,27 +89,43 @@ class GradeReuse:
 
         ``items`` are a distinct input's values by column name and its table (or ``None``), as
         :func:`workbench.pipeline.grade._grade_chunk` takes them; ``grade`` must be pure."""
-        tables: dict[int, Hashable] = {}
-        keys: list[Hashable] = []
-        for row, table in items:
-            if id(table) not in tables:
-                tables[id(table)] = _table_key(table)
-            keys.append((context, tuple(row.items()), tables[id(table)]))
-        with self._lock:
-            found = [self._grades.get(key, _MISSING) for key in keys]
-        missing = [i for i, value in enumerate(found) if value is _MISSING]
-        if missing:
-            graded = grade([items[i] for i in missing])
-            with self._lock:
-                for i, value in zip(missing, graded, strict=True):
-                    found[i] = value
-                    chars = _text_chars(list(items[i][0].values()))
-                    if len(self._grades) < self._max_inputs and self._chars + chars <= self._max_chars:
-                        self._grades.setdefault(keys[i], value)
-                        self._chars += chars
-        with self._lock:
-            self.reused += len(items) - len(missing)
+        (found,) = self.grade_jobs([(items, context)], lambda pending: [grade(pending[0])])
         return found
+
+    def grade_jobs(
+        self,
+        jobs: Sequence[tuple[Sequence[It], Hashable]],
+        grade: Callable[[list[list[It]]], list[list[R]]],
+    ) -> list[list[R]]:
+        """:meth:`grade` for several jobs at once, each its items and its context: ``grade`` is
+        called once with each job's items not graded before (an empty list for a job that has
+        none; not at all when no job has any) and gives one result per item of each, in order."""
+        keys: list[list[Hashable]] = []
+        tables: dict[int, Hashable] = {}
+        for items, context in jobs:
+            keys.append([])
+            for row, table in items:
+                if id(table) not in tables:
+                    tables[id(table)] = _table_key(table)
+                keys[-1].append((context, tuple(row.items()), tables[id(table)]))
+        with self._lock:
+            found = [[self._grades.get(key, _MISSING) for key in job] for job in keys]
+        missing = [[i for i, value in enumerate(job) if value is _MISSING] for job in found]
+        if any(missing):
+            graded = grade([[items[i] for i in job] for (items, _), job in zip(jobs, missing, strict=True)])
+            with self._lock:
+                for (items, _), job_keys, job_found, job, values in zip(
+                    jobs, keys, found, missing, graded, strict=True
+                ):
+                    for i, value in zip(job, values, strict=True):
+                        job_found[i] = value
+                        chars = _text_chars(list(items[i][0].values()))
+                        if len(self._grades) < self._max_inputs and self._chars + chars <= self._max_chars:
+                            self._grades.setdefault(job_keys[i], value)
+                            self._chars += chars
+        with self._lock:
+            self.reused += sum(len(job) for job in found) - sum(map(len, missing))
+        return found  # every _MISSING was replaced
 
 
 _MISSING = object()

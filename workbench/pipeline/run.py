@@ -7,6 +7,7 @@ import dataclasses
 import itertools
 import json
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -18,6 +19,7 @@ from workbench.analysis.metrics import Item, conversations, counted_item, is_mul
 from workbench.config import BENCHMARKS, RunConfig, locate, system_names
 from workbench.errors import InputError, UsageError
 from workbench.grading.compare import AnswerKind
+from workbench.grading.limits import start_worker
 from workbench.grading.policies import POLICIES, for_benchmark
 from workbench.io.gold import GoldDataset, load_gold
 from workbench.io.link import (
@@ -29,6 +31,7 @@ from workbench.io.link import (
 )
 from workbench.io.manifest import Manifest
 from workbench.io.predictions import PredictionFile, default_system_name, read_predictions
+from workbench.parallel import POOL_THRESHOLD, in_pool, pool_ahead
 from workbench.pipeline.engines import grade_on_engine
 from workbench.pipeline.grade import GradedRun, grade_predictions
 from workbench.pipeline.graded import file_sha256, graded_paths, read_graded, write_graded
@@ -204,19 +207,20 @@ def grade_run(
         When two prediction files would be the same system, or ``--benchmark`` contradicts
         the data.
     """
-    inputs = _load_inputs(config)
-    config = inputs.config
-    graded = grade_on_engine(
-        inputs.gold,
-        list(inputs.frames),
-        engine=engine,
-        scheduler=scheduler,
-        host=host,
-        policy=config.policy,
-        kind=inputs.kind,
-        benchmark=inputs.benchmark,
-        **({"reuse": reuse} if reuse is not None and engine == "local" else {}),
-    )
+    with _pool_ahead(config) if engine == "local" and (reuse is None or reuse.kept == 0) else nullcontext():
+        inputs = _load_inputs(config)
+        config = inputs.config
+        graded = grade_on_engine(
+            inputs.gold,
+            list(inputs.frames),
+            engine=engine,
+            scheduler=scheduler,
+            host=host,
+            policy=config.policy,
+            kind=inputs.kind,
+            benchmark=inputs.benchmark,
+            **({"reuse": reuse} if reuse is not None and engine == "local" else {}),
+        )
     return Run(
         config=config,
         gold=inputs.gold,
@@ -226,6 +230,26 @@ def grade_run(
         kind=inputs.kind,
         notes=inputs.notes,
     )
+
+
+#: Prediction files of at least this many bytes together are graded in a process pool started
+#: before they are read (:func:`_pool_ahead`): about 20,000 GSM8K rows that carry their question and
+#: gold, :data:`workbench.parallel.POOL_THRESHOLD` distinct inputs if they are distinct.
+POOL_AHEAD_BYTES = 16 << 20
+
+
+def _pool_ahead(config: RunConfig) -> AbstractContextManager[None]:
+    """The process pool that will grade the run, started while this process reads its inputs
+    (:func:`workbench.parallel.pool_ahead`), each worker starting the grader's worker process that
+    Math-Verify (always among the policies :func:`grade_run` grades) needs; when the prediction files
+    are large (:data:`POOL_AHEAD_BYTES`). Their size guesses the number of distinct inputs; a pool
+    started for a run of few distinct inputs (long outputs) costs the CPU of starting it, never a
+    different grade. On a 105,520-turn GSM8K run, the pool's start (about 5 s of CPU) overlaps the
+    reading, instead of following it."""
+    size = sum(path.stat().st_size for path in map(Path, config.predictions) if path.is_file())
+    if size < POOL_AHEAD_BYTES or not in_pool(POOL_THRESHOLD):
+        return nullcontext()
+    return pool_ahead(initializer=start_worker)
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import re
+import re._parser as sre_parser
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from workbench.grading import patterns
 from workbench.grading.normalize import (
+    _LONGEST_CLOSED_NO_ANSWER,
     is_no_answer,
     normalize_answer,
     parse_cell_number,
@@ -99,6 +107,88 @@ def test_no_answer_forms(text: str | None) -> None:
 @pytest.mark.parametrize("text", ["0", "no", "none of them is 5", "-3", "3 (n/a)"])
 def test_answers_that_are_not_no_answer(text: str) -> None:
     assert not is_no_answer(text)
+
+
+# ----------------------------------------------------- a long output told from its first characters
+def _no_answer_by_normalising(text: str) -> bool:
+    """What :func:`is_no_answer` answers, computed the long way: the whole text normalised."""
+    return bool(patterns.NO_ANSWER_TEXT.match(normalize_answer(text)))
+
+
+def test_the_no_answer_forms_but_n_a_are_short() -> None:
+    """Every form of NO_ANSWER_TEXT is at most _LONGEST_CLOSED_NO_ANSWER characters long, or
+    begins with ``n`` (the open-ended ``n/a ...``), as is_no_answer's shortcut assumes; and under
+    the pattern's IGNORECASE only ``n`` and ``N`` are an ``n``."""
+    tree = sre_parser.parse(patterns.NO_ANSWER_TEXT.pattern, patterns.NO_ANSWER_TEXT.flags)
+    (branch,) = [value for op, value in tree if op is sre_parser.BRANCH]
+    longest, open_ended = 0, 0
+    for items in branch[1]:
+        alternative = sre_parser.SubPattern(tree.state, items)
+        if alternative.getwidth()[1] <= _LONGEST_CLOSED_NO_ANSWER:
+            longest = max(longest, alternative.getwidth()[1])
+            continue
+        open_ended += 1
+        assert items[0] == (sre_parser.LITERAL, ord("n")), items
+    assert longest == _LONGEST_CLOSED_NO_ANSWER and open_ended == 1  # "cannot be determined"; n/a ...
+    n_like = {chr(i) for i in range(0x110000) if re.fullmatch("n", chr(i), patterns.NO_ANSWER_TEXT.flags)}
+    assert n_like == {"n", "N"}
+    assert {chr(i) for i in range(0x110000) if chr(i).lower()[:1] == "n"} == n_like
+
+
+#: Spellings of no answer and near misses, with what normalisation removes or changes around them.
+_FORMS = ["N/A", "n/a", "NA", "n/a -", "N/A:", "na (", "N/A \u2212", "nan", "none", "null", "<unknown>",
+          "no answer", "Cannot be determined", "cannot determine", "-", "?", "", "Natalia", "n.a.", "n*/a:",
+          "n**/**a: ", "n_/a(", "\u200bn/a-", "18", "The answer is"]  # fmt: skip
+_DECOR = " \t\n*_._**__\u200b\u2060\ufeff\u2212\u00a0\u2028\x1c"
+_TAILS = st.text(alphabet=_DECOR + "aAnN/:(-)0123456789 xyz\u0130\u03a3", max_size=400)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.text(alphabet=_DECOR, max_size=300),
+    st.sampled_from(_FORMS),
+    st.text(alphabet=_DECOR, max_size=4),
+    _TAILS,
+    st.text(alphabet=_DECOR, max_size=300),
+)
+@example("", "n/a", ":", " x" * 200, "")
+@example("*" * 300, "Natalia", "", "a" * 30, "")
+@example("_" * 250, "n/a", "", "-" + "y" * 30, "")
+def test_is_no_answer_agrees_with_normalising_the_whole_text(
+    lead: str, form: str, between: str, tail: str, trail: str
+) -> None:
+    text = lead + form + between + tail + trail
+    assert is_no_answer(text) == _no_answer_by_normalising(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=600))
+def test_is_no_answer_agrees_with_normalising_any_text(text: str) -> None:
+    assert is_no_answer(text) == _no_answer_by_normalising(text)
+
+
+def _texts(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+
+
+def test_is_no_answer_agrees_with_normalising_every_bundled_text() -> None:
+    """Every text of the bundled outputs (data/predictions, data/SOURCES.md) and the pathological
+    catalogue (tests/fixtures/pathological): outputs, answers, questions."""
+    root = Path(__file__).resolve().parents[3]
+    files = sorted((root / "data" / "predictions").rglob("*.jsonl"))
+    files.append(root / "tests" / "fixtures" / "pathological" / "catalogue.jsonl")
+    texts = {text for path in files for line in path.open(encoding="utf-8") for text in _texts(json.loads(line))}
+    assert len(texts) > 10_000
+    differ = [text[:80] for text in texts if is_no_answer(text) != _no_answer_by_normalising(text)]
+    assert differ == []
+    assert any(_no_answer_by_normalising(text) for text in texts)
 
 
 # --------------------------------------------------------------------------- properties

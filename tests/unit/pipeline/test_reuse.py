@@ -106,3 +106,22 @@ def test_other_policies_are_graded_again(tmp_path: Path, graded_items: list[int]
     kept = grade_run(flex, reuse=reuse)
     assert sum(graded_items) > 0 and reuse.reused == 0
     _same(kept, grade_run(flex))
+
+
+def test_several_jobs_are_graded_in_one_call_each_under_its_own_context() -> None:
+    """``grade_jobs``: the inputs no job graded before, each job's in its own list, in one call; an
+    input kept under one context is not taken for another; what it gives equals ``grade`` job by job."""
+    calls: list[list[list[str]]] = []
+
+    def upper(pending: list[list[Any]]) -> list[list[str]]:
+        calls.append([[row["answer"] for row, _ in job] for job in pending])
+        return [[f"{n}:{row['answer'].upper()}" for row, _ in job] for n, job in enumerate(pending)]
+
+    reuse = GradeReuse()
+    a, b, c = ({"answer": "a"}, None), ({"answer": "b"}, None), ({"answer": "c"}, None)
+    first = reuse.grade_jobs([([a, b], "main"), ([b], "math-verify")], upper)
+    assert first == [["0:A", "0:B"], ["1:B"]] and calls == [[["a", "b"], ["b"]]]
+    again = reuse.grade_jobs([([b, c], "main"), ([b], "math-verify"), ([], "none")], upper)
+    assert again == [["0:B", "0:C"], ["1:B"], []] and calls[-1] == [["c"], [], []]
+    assert reuse.grade_jobs([([a], "main"), ([b], "math-verify")], upper) == [["0:A"], ["1:B"]]
+    assert len(calls) == 2 and reuse.kept == 4 and reuse.reused == 4
