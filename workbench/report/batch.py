@@ -312,17 +312,17 @@ def run_batch(
 ) -> Iterator[Outcome]:
     """Run a batch's reports and yield their outcomes in the batch's order.
 
-        Each input set is graded once (:func:`workbench.report.runner.grade_report`), in this
-        process and in the batch's order; with ``workers`` above 1 (default :func:`default_jobs`)
-        that many templates then run at once (each thread's reports in a kernel it keeps between them:
-    :func:`~workbench.report.kernels.kept_kernel`), each report's as soon as its
-        inputs are graded, and an outcome is yielded as soon as it and every report before it are
-        done. The index pages are written once all are done. With ``workers`` 1 (or one report) each
-        report runs here in turn, as :func:`~workbench.report.runner.run_template`, in one kept kernel; only then is
-        ``progress`` (papermill's bar) shown. ``started(index, job)`` is called just before a
-        report's outcome (one at a time: before it runs, then with its progress bar).
+    Each input set is graded once (:func:`workbench.report.runner.grade_report`), in this
+    process and in the batch's order; with ``workers`` above 1 (default :func:`default_jobs`)
+    that many templates then run at once (each thread's reports in a kernel it keeps between
+    them: :func:`~workbench.report.kernels.kept_kernel`), each report's as soon as its inputs are
+    graded, and an outcome is yielded as soon as it and every report before it are done. The
+    index pages are written once all are done. With ``workers`` 1 (or one report) each report
+    runs here in turn, as :func:`~workbench.report.runner.run_template`, in one kept kernel; only
+    then is ``progress`` (papermill's bar) shown. ``started(index, job)`` is called just before a
+    report's outcome (one at a time: before it runs, then with its progress bar).
 
-        A report that fails gives an :class:`Outcome` with its error and the others still run.
+    A report that fails gives an :class:`Outcome` with its error and the others still run.
     """
     from workbench.pipeline.reuse import GradeReuse
 

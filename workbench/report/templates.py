@@ -289,7 +289,11 @@ def template_parameters(path: Path) -> dict[str, dict[str, Any]]:
     InputError
         When it is not.
     """
-    stat = Path(path).stat()
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        check_parameters_cell(Path(path))  # names the file and why it cannot be read
+        raise
     return deepcopy(_declared(str(path), stat.st_mtime_ns, stat.st_size))
 
 

@@ -200,3 +200,19 @@ def test_bundled_paths_fall_back_to_the_bundled_data_from_any_folder(
     (tmp_path / "data" / "convfinqa" / "dev.json").write_text("{}", encoding="utf-8")
     assert locate("data/convfinqa/dev.json") == Path("data/convfinqa/dev.json")  # the analyst's own comes first
     assert templates.template_folder() == NOTEBOOKS
+
+
+def test_declared_parameters_follow_the_file_and_a_missing_one_is_one_line(tmp_path: Path) -> None:
+    """Read once per file state (a batch plans a template several times), read again once edited;
+    a file that is gone is the runner's one-line refusal, not a bare OSError."""
+    notebook = tmp_path / "mine.ipynb"
+    source = templates.template_path("01-overview").read_text(encoding="utf-8")
+    notebook.write_text(source, encoding="utf-8")
+    first = templates.template_parameters(notebook)
+    first["max_failed_rows"]["default"] = "changed by a caller"  # a copy: the kept one is untouched
+    assert templates.template_parameters(notebook)["max_failed_rows"]["default"] != "changed by a caller"
+    notebook.write_text(source.replace("max_failed_rows: int = 2000", "max_failed_rows: int = 7"), encoding="utf-8")
+    assert templates.template_parameters(notebook)["max_failed_rows"]["default"] == "7"
+    notebook.unlink()
+    with pytest.raises(InputError, match=r"mine\.ipynb: not a notebook .*Fix: "):
+        templates.template_parameters(notebook)
