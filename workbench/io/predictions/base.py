@@ -183,8 +183,8 @@ class ColumnShape:
 def union_keys(objects: Iterable[Mapping[str, Any]]) -> list[str]:
     """The keys any of ``objects`` has, in the order they first occur."""
     keys: dict[str, None] = {}
-    for obj in objects:
-        keys.update(dict.fromkeys(obj))
+    for row_keys in dict.fromkeys(map(tuple, objects)):  # each sequence of keys once: rows repeat them
+        keys.update(dict.fromkeys(row_keys))
     return list(keys)
 
 
@@ -199,6 +199,8 @@ def text(value: Any) -> str | None:
     """A cell as text: a list joined with spaces, a number as it reads (``None`` stays ``None``)."""
     if value is None:
         return None
+    if type(value) is str:  # the usual cell, as it is (``str(value)`` below gives the same)
+        return value
     if isinstance(value, list):
         return " ".join(str(v) for v in value)
     if isinstance(value, int) and not isinstance(value, bool) and non_finite(value):

@@ -163,8 +163,10 @@ def _check_one_shape(path: Path, objects: Sequence[Mapping[str, Any]], locations
     first = _shape(objects[0])
     if first is None:
         return
+    shapes: dict[tuple[str, ...], ColumnShape | None] = {}  # by the keys in their order: rows repeat them
     for obj, location in zip(objects, locations, strict=True):
-        shape = _shape(obj)
+        keys = tuple(obj)
+        shape = shapes[keys] if keys in shapes else shapes.setdefault(keys, _shape(keys))
         if shape != first:
             missing = next(k for k in first.keys if k not in obj)
             raise InputError(

@@ -48,6 +48,8 @@ def default_system_name(path: Path) -> str:
 def _cell(path: Path, location: str, obj: Mapping[str, Any], column: str) -> str | None:
     """The text of ``obj[column]`` (``None`` when absent); a JSON object there is an error."""
     value = obj.get(column) if column else None
+    if value is None or type(value) is str:  # the usual cell, without the checks below
+        return value
     if isinstance(value, dict):
         raise InputError(
             str(path),
@@ -57,6 +59,20 @@ def _cell(path: Path, location: str, obj: Mapping[str, Any], column: str) -> str
             fix="give the value as text or a number",
         )
     return text(value)
+
+
+#: The columns of :data:`~workbench.schema.PREDICTIONS` read as text by :func:`_cell` after the
+#: row's keys, in the order a row's cells are checked.
+_TEXT_COLUMNS = (
+    "predicted_answer",
+    "predicted_program",
+    "raw_output",
+    "gold_answer",
+    "gold_solution",
+    "upstream_answer",
+    "predicted_unit",
+    "level",
+)
 
 
 def _flag(value: Any) -> bool | None:
@@ -191,7 +207,10 @@ def read_predictions(
     cmap = column_map if column_map is not None and column_map.columns else detect_map(path, raw.columns)
     check_map(path, cmap, raw.columns)
     name = system or default_system_name(path)
-    rows: list[dict[str, Any]] = []
+    columns: dict[str, list[Any]] = {name: [] for name in PREDICTIONS}
+    # the text columns a row takes as they are (by _cell), each with the file's column it reads
+    texts = [(columns[name], cmap.columns.get(name, "")) for name in _TEXT_COLUMNS]
+    upstream = cmap.columns.get("upstream_correct", "")
     seen: dict[tuple[str, str, int], str] = {}
     rid_col, turn_col = cmap.columns["record_id"], cmap.columns.get("turn")
     for obj, location in zip(raw.records, raw.locations, strict=True):
@@ -243,23 +262,13 @@ def read_predictions(
                     fix="keep one prediction per turn, or split the runs into files, one system each",
                 )
             seen[key] = location
-        rows.append(
-            {
-                "record_id": record_id,
-                "turn": turn,
-                "system": row_system,
-                "predicted_answer": _cell(path, location, obj, cmap.columns.get("predicted_answer", "")),
-                "predicted_program": _cell(path, location, obj, cmap.columns.get("predicted_program", "")),
-                "raw_output": _cell(path, location, obj, cmap.columns.get("raw_output", "")),
-                "question": question,
-                "gold_answer": _cell(path, location, obj, cmap.columns.get("gold_answer", "")),
-                "gold_solution": _cell(path, location, obj, cmap.columns.get("gold_solution", "")),
-                "upstream_correct": _flag(obj.get(cmap.columns.get("upstream_correct", ""))),
-                "upstream_answer": _cell(path, location, obj, cmap.columns.get("upstream_answer", "")),
-                "predicted_unit": _cell(path, location, obj, cmap.columns.get("predicted_unit", "")),
-                "level": _cell(path, location, obj, cmap.columns.get("level", "")),
-                "source_file": str(path),
-                "source_location": location,
-            }
-        )
-    return PredictionFile(path, pl.DataFrame(rows, schema=PREDICTIONS), single_turn=turn_col is None)
+        columns["record_id"].append(record_id)
+        columns["turn"].append(turn)
+        columns["system"].append(row_system)
+        columns["question"].append(question)
+        for values, column in texts:  # in the order of the columns: a bad cell is found where it was
+            values.append(_cell(path, location, obj, column))
+        columns["upstream_correct"].append(_flag(obj.get(upstream)))
+        columns["source_location"].append(location)
+    columns["source_file"] = [str(path)] * len(columns["record_id"])
+    return PredictionFile(path, pl.DataFrame(columns, schema=PREDICTIONS), single_turn=turn_col is None)
