@@ -229,6 +229,18 @@ get_ipython().reset(new_session=True)
 __import__("gc").collect()
 """
 
+#: What a kept kernel imports as it starts, silently, while the batch grades its first inputs (it is
+#: started ahead: :meth:`_KeptKernel.launch`): the modules every bundled template imports. Importing
+#: them shows nothing a report can see; a kept kernel keeps its modules between reports anyway.
+#: (``__import__`` binds no name: the first report finds the namespace of a fresh kernel.)
+WARM_IMPORTS = (
+    "list(map(__import__, ('workbench.report.sections', 'workbench.views.plots', 'workbench.views.tables',"
+    " 'workbench.widgets.grid')))"
+)
+
+#: Whether the kernel ran :data:`KEEP_KERNEL_STATE` (an error when it did not).
+_STATE_RECORDED = "assert __import__('sys').modules['_workbench_kernel_state']"
+
 #: How long a kept kernel may take to start (as papermill's default), and to clean.
 _START_TIMEOUT = 60.0
 #: The papermill engine that runs a report in a kept kernel (:func:`_register_kept_engine`).
@@ -244,11 +256,25 @@ class _KeptKernel:
         self.km: Any = None
         self.kc: Any = None
         self.used = False
+        self.connected = False  # launched and answering, its starting state recorded
         self.ipython_dir = ""
+
+    def launch(self) -> None:
+        """Start the kernel's process without waiting for it: it starts, records its starting
+        state (:data:`KEEP_KERNEL_STATE`) and imports :data:`WARM_IMPORTS` while this thread does
+        other work (grades the first inputs); :meth:`ready` waits for it. A kernel that cannot be
+        started here is started again by :meth:`ready`, which reports why it cannot."""
+        from jupyter_core.utils import run_sync
+
+        if self.km is None:
+            try:
+                run_sync(self._launch)()
+            except Exception:  # (ready() starts one again and says what is wrong)
+                self.stop()
 
     def ready(self) -> tuple[Any, Any]:
         """The kernel and its client, ready for a report: started when there is none (or it died),
-        else cleaned (:data:`CLEAN_KERNEL`)."""
+        waited for when launched ahead, else cleaned (:data:`CLEAN_KERNEL`)."""
         from jupyter_core.utils import run_sync
 
         if self.km is not None and not run_sync(self._alive)():
@@ -256,25 +282,40 @@ class _KeptKernel:
         if self.km is not None and self.used and not run_sync(self._clean)():
             self.stop()  # (its error is on the kernel's standard error)
         if self.km is None:
-            run_sync(self._start)()
+            run_sync(self._launch)()
+        if not self.connected:
+            try:
+                run_sync(self._connect)()
+            except BaseException:
+                self.stop()
+                raise
         self.used = True
         return self.km, self.kc
 
     async def _alive(self) -> bool:
         return bool(await self.km.is_alive())
 
-    async def _start(self) -> None:
+    async def _launch(self) -> None:
+        """Start the kernel and queue :data:`KEEP_KERNEL_STATE` and :data:`WARM_IMPORTS` for it
+        (sent now, run as soon as it is up; their replies are not waited for here)."""
         self.ipython_dir = tempfile.mkdtemp(prefix="workbench-ipython-")
         km = kernel_manager(self.ipython_dir)(kernel_name="python3", config=kernel_config())
         await km.start_kernel(cwd=str(project_root()), extra_arguments=["--HistoryManager.hist_file=:memory:"])
-        self.km, self.used = km, False
+        self.km, self.used, self.connected = km, False, False
         kc = km.client()
         kc.start_channels()
-        self.kc = kc
-        await kc.wait_for_ready(timeout=_START_TIMEOUT)
         kc.allow_stdin = False
-        if not await self._run_silently(KEEP_KERNEL_STATE):
+        self.kc = kc
+        for code in (KEEP_KERNEL_STATE, WARM_IMPORTS):
+            kc.execute(code, silent=True, store_history=False, allow_stdin=False)
+
+    async def _connect(self) -> None:
+        """Wait until the launched kernel answers (after the code queued for it has run), and check
+        that it recorded its starting state."""
+        await self.kc.wait_for_ready(timeout=_START_TIMEOUT)
+        if not await self._run_silently(_STATE_RECORDED):
             raise ReportError("a report kernel could not record its starting folder and environment")
+        self.connected = True
 
     async def _clean(self) -> bool:
         """Run :data:`CLEAN_KERNEL`; ``False`` when it failed (the kernel is then let go)."""
@@ -297,6 +338,7 @@ class _KeptKernel:
         if self.km is not None:
             run_sync(self._stop)()
         self.km = self.kc = None
+        self.connected = False
         if self.ipython_dir:
             shutil.rmtree(self.ipython_dir, ignore_errors=True)
             self.ipython_dir = ""
@@ -310,14 +352,24 @@ class _KeptKernel:
             await self.km.cleanup_resources()
 
 
+def _papermill_runs_reports() -> bool:
+    """Whether reports run in papermill's own ``execute_notebook`` (a stand-in for it, in tests,
+    runs no kernel: none is started ahead for it)."""
+    execute_notebook = import_papermill().execute_notebook
+    return getattr(execute_notebook, "__module__", "").startswith("papermill.")
+
+
 @contextlib.contextmanager
 def kept_kernel() -> Iterator[None]:
-    """Within it, the reports this thread runs (:func:`execute`) share one kernel, started at the
-    first and shut down on leaving; outside it, each report has a kernel of its own."""
+    """Within it, the reports this thread runs (:func:`execute`) share one kernel, started ahead
+    on entering (:meth:`_KeptKernel.launch`: it starts while the first inputs are graded) and shut
+    down on leaving; outside it, each report has a kernel of its own."""
     kept = _KeptKernel()
     earlier = getattr(_THREAD, "kept", None)
     _THREAD.kept = kept
     try:
+        if _papermill_runs_reports():
+            kept.launch()
         yield
     finally:
         _THREAD.kept = earlier

@@ -15,6 +15,7 @@ import nbformat
 import pytest
 
 from workbench.errors import ReportError
+from workbench.report import kernels
 from workbench.report.kernels import KernelThreads, execute, kept_kernel
 
 _MODULE = """
@@ -84,6 +85,28 @@ def test_reports_in_a_kept_kernel_share_it_and_cannot_tell(probe: Path, tmp_path
     assert _warned(first_cells) and _warned(second_cells)  # shown again, as a fresh kernel would
     with pytest.raises(ProcessLookupError):  # shut down on leaving
         os.kill(int(str(first["pid"])), 0)
+
+
+def test_a_kept_kernel_started_ahead_is_warm_and_its_first_report_cannot_tell(tmp_path: Path) -> None:
+    """The kernel starts on entering (while a batch grades) and imports the templates' modules, as
+    a kept kernel keeps them; its first report still finds the namespace and execution count of a
+    fresh kernel's."""
+    names = _notebook(
+        tmp_path,
+        "names",
+        "import json, os, sys\nprint(json.dumps({'warm': 'workbench.views.tables' in sys.modules, 'pid': os.getpid(),"
+        " 'names': sorted(n for n in globals() if not n.startswith('_'))}))",
+    )
+    with kept_kernel():
+        kept = kernels._THREAD.kept
+        assert kept.km is not None and not kept.connected  # launched, not waited for
+        ahead, ahead_cells = _run(names, tmp_path)
+    fresh, fresh_cells = _run(names, tmp_path)
+    assert ahead["warm"] is True and fresh["warm"] is False
+    assert ahead["names"] == fresh["names"]  # the warm imports bound no name
+    assert ahead_cells[0]["execution_count"] == fresh_cells[0]["execution_count"] == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(str(ahead["pid"])), 0)
 
 
 def test_outside_a_kept_kernel_each_report_has_its_own(probe: Path, tmp_path: Path) -> None:
