@@ -52,6 +52,7 @@ __all__ = [
     "kept_kernel",
     "kernel_config",
     "kernel_manager",
+    "read_ahead",
 ]
 
 #: jsonschema 4.25+ imports this module when it is installed, which builds an Earley parser at import
@@ -350,6 +351,19 @@ class _KeptKernel:
             await self.km.shutdown_kernel()
         finally:
             await self.km.cleanup_resources()
+
+
+def read_ahead(files: list[tuple[str, str | None]]) -> None:
+    """Have this thread's kept kernel, when it has one running, read these prediction files (path,
+    system) now, while this thread grades them: the report it runs next reads them again to open
+    its graded folder, and takes them from there
+    (:func:`workbench.io.predictions.table.read_ahead`). Sent without waiting: it runs in the
+    kernel before the report, silently; a file it cannot read is read, and reported, by the report."""
+    kept: _KeptKernel | None = getattr(_THREAD, "kept", None)
+    if kept is None or kept.kc is None or not files:
+        return
+    code = f"__import__('workbench.io.predictions.table', fromlist=['read_ahead']).read_ahead({files!r})"
+    kept.kc.execute(code, silent=True, store_history=False, allow_stdin=False)
 
 
 def _papermill_runs_reports() -> bool:

@@ -52,6 +52,7 @@ from workbench.report.index import index_folder, shown_paths, write_index
 from workbench.report.inputs import from_caller as _from_caller
 from workbench.report.inputs import input_set, notes_html, report_name
 from workbench.report.kernels import execute as _execute
+from workbench.report.kernels import read_ahead
 from workbench.report.sections import report_title
 from workbench.report.templates import (
     DEFAULT_TEMPLATE,
@@ -324,6 +325,13 @@ def _grade_once(
     config = input_set(known, params)
     if config is None:
         return False, (), ()
+    with contextlib.chdir(project_root()):  # the kernel of the report reads them too: it starts now
+        files = [
+            (str(Path(path).resolve()), system)
+            for path, system, cmap in zip(config.predictions, config.systems, config.column_maps, strict=True)
+            if cmap is None
+        ]
+    read_ahead(files)
     key = repr(config)
     earlier = done.get(key)
     if earlier is not None and graded_paths(earlier.folder)["summary"].is_file():

@@ -109,6 +109,26 @@ def test_a_kept_kernel_started_ahead_is_warm_and_its_first_report_cannot_tell(tm
         os.kill(int(str(ahead["pid"])), 0)
 
 
+def test_a_kept_kernel_reads_the_inputs_ahead_before_its_report(tmp_path: Path) -> None:
+    """What the runner asks the kept kernel to read ahead (while it grades) is read before the
+    next report runs, in the kernel, for that report to take."""
+    from workbench.config import project_root
+
+    tora = project_root() / "data/predictions/gsm8k/tora/tora-70b.jsonl"
+    probe = _notebook(
+        tmp_path,
+        "ahead",
+        "import json\nfrom workbench.io.predictions import table\n"
+        "print(json.dumps({'ahead': sorted(k[4] for k in table._AHEAD),"
+        " 'taken': table.read_predictions(table.Path(" + repr(str(tora)) + "), system='tora')"
+        " is not None and not table._AHEAD}))",
+    )
+    with kept_kernel():
+        kernels.read_ahead([(str(tora), "tora")])
+        found, _ = _run(probe, tmp_path)
+    assert found == {"ahead": ["tora"], "taken": True}
+
+
 def test_outside_a_kept_kernel_each_report_has_its_own(probe: Path, tmp_path: Path) -> None:
     first, _ = _run(probe, tmp_path)
     second, _ = _run(probe, tmp_path)

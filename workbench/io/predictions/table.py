@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import warnings
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench.errors import InputError
+from workbench.errors import InputError, WorkbenchError
 from workbench.grading import patterns
 from workbench.io.predictions.base import short, text
 from workbench.io.predictions.columnmap import ColumnMap, check_map
 from workbench.io.predictions.registry import detect_map, read_rows
 from workbench.schema import PREDICTIONS
 
-__all__ = ["load_predictions", "read_predictions", "PredictionFile", "default_system_name"]
+__all__ = ["load_predictions", "read_predictions", "read_ahead", "PredictionFile", "default_system_name"]
 
 _GENERIC_STEMS = frozenset({"predictions", "prediction", "outputs", "output", "samples", "results"})
 
@@ -201,6 +202,8 @@ def read_predictions(
     after all, and is refused). Parameters and errors as :func:`load_predictions`.
     """
     path = Path(path)
+    if _AHEAD and column_map is None and (found := _AHEAD.pop(_file_key(path, system), None)) is not None:
+        return found
     raw = read_rows(path)
     if not raw.records:
         raise InputError(str(path), "no predictions found", fix="give a file with at least one row")
@@ -272,3 +275,48 @@ def read_predictions(
         columns["source_location"].append(location)
     columns["source_file"] = [str(path)] * len(columns["record_id"])
     return PredictionFile(path, pl.DataFrame(columns, schema=PREDICTIONS), single_turn=turn_col is None)
+
+
+#: Prediction files read ahead (:func:`read_ahead`), each taken (once) by the next
+#: :func:`read_predictions` of the same file, unchanged, as the same system, without a column map.
+_AHEAD: dict[Hashable, PredictionFile] = {}
+
+
+def _file_key(path: Path, system: str | None) -> Hashable:
+    """The file as it is now (where, size, modified, inode) and the system it is read as."""
+    try:
+        stat = path.stat()
+        return (str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino, system)
+    except OSError:
+        return None
+
+
+def read_ahead(files: Sequence[tuple[str, str | None]]) -> None:
+    """Read prediction files (path, system) before they are asked for, each kept for the next
+    :func:`read_predictions` of it (a report's kernel reads its inputs while the runner grades
+    them); what was read ahead before is dropped. A file that cannot be read, that changes while
+    it is read, or whose reading warns is not kept: its own reading later says what it says.
+
+    Examples
+    --------
+    >>> from workbench.config import project_root
+    >>> path = project_root() / "data/predictions/gsm8k/tora/tora-70b.jsonl"
+    >>> read_ahead([(str(path), "tora")])
+    >>> taken = read_predictions(path, system="tora")
+    >>> taken is read_predictions(path, system="tora"), len(_AHEAD)
+    (False, 0)
+    """
+    _AHEAD.clear()
+    for name, system in files:
+        path = Path(name)
+        key = _file_key(path, system)
+        if key is None:
+            continue
+        try:
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                read = read_predictions(path, system=system)
+        except (WorkbenchError, OSError):
+            continue
+        if not said and _file_key(path, system) == key:
+            _AHEAD[key] = read
