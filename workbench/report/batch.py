@@ -331,7 +331,10 @@ def run_batch(
         raise UsageError(f"--jobs {workers}: expected 1 or more reports at once. Fix: give --jobs 1 or 2")
     before = time.time()  # earlier runs are those written before the batch, whatever the order
     reuse = GradeReuse()  # an input two sets share is graded once (a run, then its comparison)
-    if workers == 1 or len(jobs) == 1:
+    if len(jobs) == 1:  # nothing to share its grades with (a 100k-turn run kept 64M characters)
+        yield from _run_in_turn(jobs, progress, started, before, None)
+        return
+    if workers == 1:
         yield from _run_in_turn(jobs, progress, started, before, reuse)
         return
     yield from _run_at_once(jobs, min(workers, len(jobs)), started, before, reuse)
@@ -342,7 +345,7 @@ def _run_in_turn(
     progress: bool,
     started: Callable[[int, ReportJob], None] | None,
     before: float,
-    reuse: GradeReuse,
+    reuse: GradeReuse | None,
 ) -> Iterator[Outcome]:
     """:func:`run_batch` one report after another, in one kernel kept between them
     (:func:`~workbench.report.kernels.kept_kernel`)."""
