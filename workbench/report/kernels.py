@@ -368,9 +368,10 @@ def read_ahead(files: list[tuple[str, str | None]]) -> None:
 
 def _papermill_runs_reports() -> bool:
     """Whether reports run in papermill's own ``execute_notebook`` (a stand-in for it, in tests,
-    runs no kernel: none is started ahead for it)."""
-    execute_notebook = import_papermill().execute_notebook
-    return getattr(execute_notebook, "__module__", "").startswith("papermill.")
+    runs no kernel: none is started ahead for it). Papermill not imported yet has not been
+    replaced (and is not imported here: the kernel starts while it is, later)."""
+    papermill = sys.modules.get("papermill")
+    return papermill is None or getattr(papermill.execute_notebook, "__module__", "").startswith("papermill.")
 
 
 @contextlib.contextmanager
