@@ -18,6 +18,10 @@ from workbench.grading.status import GradeStatus, MatchReason, ProgramStatus
 
 __all__ = [
     "ErrorType",
+    "KEY_DTYPE",
+    "KEY_COLUMNS",
+    "keys_as_keys",
+    "keys_as_text",
     "ERROR_TYPE_DTYPE",
     "GOLD_KEYS",
     "GOLD_TURNS",
@@ -72,10 +76,18 @@ STATUS_DTYPE = pl.Enum([s.value for s in GradeStatus])
 REASON_DTYPE = pl.Enum([r.value for r in MatchReason])
 PROGRAM_STATUS_DTYPE = pl.Enum([s.value for s in ProgramStatus])
 
+#: The dtype of the key columns ``system`` and ``record_id`` in every table (issue 35): a category
+#: (polars' global categories, so any two tables join on them), 4 bytes a row where a text takes 16.
+#: Code that reads them as text (``.str`` methods, a join with a frame built from Python strings)
+#: casts to ``pl.String`` at that point; files on disk hold them as text (:func:`keys_as_text`).
+KEY_DTYPE: pl.DataType = pl.Categorical()
+#: The key columns held as :data:`KEY_DTYPE`.
+KEY_COLUMNS = ("system", "record_id")
+
 GOLD_KEYS = ("record_id", "turn")
 
 GOLD_TURNS: dict[str, pl.DataType] = {
-    "record_id": pl.String(),
+    "record_id": KEY_DTYPE,
     "turn": pl.Int32(),
     "question": pl.String(),
     "gold_answer": pl.String(),  # display answer as the dataset writes it ("14.1%")
@@ -120,9 +132,9 @@ PREDICTION_TARGETS: dict[str, bool] = {
 }
 
 PREDICTIONS: dict[str, pl.DataType] = {
-    "record_id": pl.String(),
+    "record_id": KEY_DTYPE,
     "turn": pl.Int32(),
-    "system": pl.String(),
+    "system": KEY_DTYPE,
     "predicted_answer": pl.String(),
     "predicted_program": pl.String(),
     "raw_output": pl.String(),
@@ -140,8 +152,8 @@ PREDICTIONS: dict[str, pl.DataType] = {
 GRADED_KEYS = ("system", "record_id", "turn")
 
 GRADED_TURNS: dict[str, pl.DataType] = {
-    "system": pl.String(),
-    "record_id": pl.String(),
+    "system": KEY_DTYPE,
+    "record_id": KEY_DTYPE,
     "turn": pl.Int32(),
     "question": pl.String(),
     "gold_answer": pl.String(),
@@ -190,8 +202,8 @@ POLICY_KEYS = ("system", "record_id", "turn", "policy")
 #: (policy, answer source, extraction rule) are categories: a million turns under six policies are
 #: 6 million rows, and a category takes 4 bytes a row where a text takes 16.
 POLICY_GRADES: dict[str, pl.DataType] = {
-    "system": pl.String(),
-    "record_id": pl.String(),
+    "system": KEY_DTYPE,
+    "record_id": KEY_DTYPE,
     "turn": pl.Int32(),
     "policy": pl.Categorical(),
     "correct": pl.Boolean(),
@@ -221,7 +233,7 @@ CHECK_KEYS = ("record_id", "turn", "category", "rule")
 
 #: One row per data-quality flag: a gold turn, a category, readable evidence, a confidence.
 CHECKS: dict[str, pl.DataType] = {
-    "record_id": pl.String(),
+    "record_id": KEY_DTYPE,
     "turn": pl.Int32(),
     "category": CATEGORY_DTYPE,
     "rule": pl.String(),  # which detector fired ("display_vs_executed", "systems_agree", ...)
@@ -255,9 +267,9 @@ ANNOTATION_EVENTS: dict[str, pl.DataType] = {
     "kind": pl.Enum(list(ANNOTATION_KINDS)),
     "created_at": pl.Datetime("us", "UTC"),
     "annotator": pl.String(),
-    "record_id": pl.String(),
+    "record_id": KEY_DTYPE,
     "turn": pl.Int32(),
-    "system": pl.String(),  # null: the annotation is about the gold turn, not one system's answer
+    "system": KEY_DTYPE,  # null: the annotation is about the gold turn, not one system's answer
     "category": ANNOTATION_CATEGORY_DTYPE,  # null for a retraction
     "corrected_answer": pl.String(),  # the right gold answer, when the annotator gives one
     "corrected_program": pl.String(),  # the right gold program, when given
@@ -270,6 +282,32 @@ ANNOTATION_EVENTS: dict[str, pl.DataType] = {
 ACTIVE_ANNOTATIONS: dict[str, pl.DataType] = {
     k: v for k, v in ANNOTATION_EVENTS.items() if k not in ("kind", "retracts")
 }
+
+
+def keys_as_keys(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with its key columns (:data:`KEY_COLUMNS` it has) as :data:`KEY_DTYPE`: a table
+    read from a file or built from text joins the tables of the workbench.
+
+    Examples
+    --------
+    >>> keys_as_keys(pl.DataFrame({"record_id": ["a"], "turn": [0]})).schema["record_id"]
+    Categorical
+    """
+    cast = [pl.col(c).cast(KEY_DTYPE) for c in KEY_COLUMNS if c in frame.columns and frame.schema[c] != KEY_DTYPE]
+    return frame.with_columns(cast) if cast else frame
+
+
+def keys_as_text(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with its key columns (:data:`KEY_COLUMNS` it has) as text: as they are written to
+    a file (the graded folder's layout keeps them as text) and shown at a pandas edge.
+
+    Examples
+    --------
+    >>> keys_as_text(keys_as_keys(pl.DataFrame({"system": ["s"]}))).schema["system"]
+    String
+    """
+    cast = [pl.col(c).cast(pl.String) for c in KEY_COLUMNS if c in frame.columns and frame.schema[c] == KEY_DTYPE]
+    return frame.with_columns(cast) if cast else frame
 
 
 def as_text(dtype: pl.DataType) -> pl.DataType:

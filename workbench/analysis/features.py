@@ -32,6 +32,7 @@ from workbench.grading.program import (
     parse_program,
 )
 from workbench.parallel import distinct, same_tables
+from workbench.schema import KEY_DTYPE
 
 __all__ = [
     "RARE_OPERATIONS",
@@ -50,7 +51,7 @@ ANSWER_FORMATS = ("percent", "ratio", "yes/no", "plain")
 
 #: Columns :func:`gold_features` adds, keyed by ``record_id, turn``.
 FEATURES: dict[str, pl.DataType] = {
-    "record_id": pl.String(),
+    "record_id": KEY_DTYPE,
     "turn": pl.Int32(),
     "gold_operations": pl.List(pl.String()),
     "rare_operation": pl.String(),  # the rare operation the gold program uses, or "none"
@@ -216,7 +217,7 @@ def gold_features(turns: pl.DataFrame, tables: Mapping[str, TableRows] | None = 
     schema = {name: dtype for name, dtype in FEATURES.items() if name != "record_id"}
     features = pl.DataFrame(columns, schema=schema).with_columns(pl.Series("_content", contents, dtype=pl.Int64))
     return (
-        conversations.select("record_id", which.cast(pl.Int64).alias("_content"))
+        conversations.select(pl.col("record_id").cast(KEY_DTYPE), which.cast(pl.Int64).alias("_content"))
         .join(features, on="_content", how="inner", maintain_order="left_right")
         .select(list(FEATURES))
     )

@@ -32,6 +32,8 @@ from typing import Any
 
 import polars as pl
 
+from workbench.schema import keys_as_text
+
 __all__ = [
     "fsync_dir",
     "fsync_tree",
@@ -80,11 +82,13 @@ def parquet_writer(frame: pl.DataFrame, **options: Any) -> Callable[[Path], None
     """A ``write(path)`` for :func:`write_atomic` and :func:`write_atomic_set`: the frame is
     encoded in memory, then written with Python's file API, so a full disk is the
     :class:`OSError` it is (polars' own writer says "Invalid thrift: transport error").
-    The bytes are those ``frame.write_parquet(path, **options)`` writes."""
+    The bytes are those ``frame.write_parquet(path, **options)`` writes, with the key columns
+    (``system``, ``record_id``) as text (:func:`~workbench.schema.keys_as_text`): a file's
+    layout does not depend on how the workbench holds them in memory."""
 
     def write(path: Path) -> None:
         buffer = io.BytesIO()
-        frame.write_parquet(buffer, **options)
+        keys_as_text(frame).write_parquet(buffer, **options)
         path.write_bytes(buffer.getvalue())
 
     return write

@@ -22,7 +22,7 @@ from workbench.errors import InputError
 from workbench.grading import patterns
 from workbench.io.gold import Benchmark, GoldDataset, check_finite, executed_text, plain_number
 from workbench.io.gold.base import level_text
-from workbench.schema import DOCUMENTS, GOLD_TURNS
+from workbench.schema import DOCUMENTS, GOLD_TURNS, KEY_DTYPE
 
 __all__ = [
     "NOT_IN_GOLD",
@@ -165,12 +165,13 @@ def attach_record_ids(predictions: pl.DataFrame, gold: GoldDataset) -> pl.DataFr
         .join(gold_index, on=["_q", "_occ"], how="left")
         .with_columns(
             pl.when(pl.col("_gold_id").is_not_null())
-            .then(pl.col("_gold_id"))
+            .then(pl.col("_gold_id").cast(pl.String))
             .when(pl.col("_q").is_in(known.implode()))
             .then(pl.format(REPEATED_QUESTION + "{}#{}", pl.col("_key"), occurrence))
             .when(pl.col("_occ") == 0)
             .then(pl.lit(NOT_IN_GOLD) + pl.col("_key"))
             .otherwise(pl.format(NOT_IN_GOLD + "{}#{}", pl.col("_key"), occurrence))
+            .cast(KEY_DTYPE)
             .alias("record_id"),
             pl.coalesce("_gold_turn", "turn").cast(pl.Int32).alias("turn"),
         )
@@ -200,7 +201,7 @@ def unlinked_rows(predictions: pl.DataFrame) -> pl.DataFrame:
     >>> unlinked_rows(frame).rows()
     [('s', 'p', 'line 2', 'q2', 'question not in gold')]
     """
-    rid = pl.col("record_id")
+    rid = pl.col("record_id").cast(pl.String)  # a key (a category) read as text
     return predictions.filter(rid.str.starts_with(NOT_IN_GOLD) | rid.str.starts_with(REPEATED_QUESTION)).select(
         "system",
         "source_file",

@@ -29,7 +29,7 @@ from workbench.io.gold import GoldDataset
 from workbench.pipeline.grade import GradedRun, grade_predictions, unmatched_rows
 from workbench.pipeline.policy_inputs import canonical, join_inputs
 from workbench.quality.checks import shows_display_answers
-from workbench.schema import CHECK_KEYS, PREDICTIONS
+from workbench.schema import CHECK_KEYS, PREDICTIONS, keys_as_keys
 
 __all__ = ["ENGINES", "LISTEN_HOST", "grade_on_engine", "grade_dask", "local_cluster", "partition_of"]
 
@@ -174,7 +174,11 @@ def grade_dask(
         When dask is not installed or the scheduler cannot be reached.
     """
     frames = list(predictions)
-    preds = pl.concat([f.select(list(PREDICTIONS)) for f in frames]) if frames else pl.DataFrame(schema=PREDICTIONS)
+    preds = (
+        pl.concat([keys_as_keys(f.select(list(PREDICTIONS))) for f in frames])
+        if frames
+        else pl.DataFrame(schema=PREDICTIONS)
+    )
     systems = tuple(dict.fromkeys(preds["system"].to_list()))
     record_ids = gold.turns["record_id"].unique(maintain_order=True).to_list()
     if not systems or not record_ids:

@@ -40,7 +40,7 @@ from workbench.pipeline.reuse import GradeReuse
 from workbench.pipeline.unmatched import unmatched_message, unmatched_reason, unmatched_rows
 from workbench.pipeline.workload import LOOK_AHEAD, needing_worker, one_call_each
 from workbench.quality.checks import run_checks, top_category
-from workbench.schema import CHECKS, GRADED_TURNS, POLICY_GRADES, PREDICTIONS, as_text
+from workbench.schema import CHECKS, GRADED_TURNS, KEY_COLUMNS, KEY_DTYPE, POLICY_GRADES, PREDICTIONS, as_text, keys_as_keys
 
 __all__ = [
     "GradedRun",
@@ -570,8 +570,12 @@ def grade_predictions(
     policy = for_benchmark(get_policy(policy), benchmark)
     extra = [for_benchmark(get_policy(p), benchmark) for p in (POLICIES.values() if also is None else also)]
     frames = [predictions] if isinstance(predictions, pl.DataFrame | pl.LazyFrame) else list(predictions)
+    # the keys as categories (a file read as it is, or a frame built by hand, may hold them as text)
+    as_keys = [pl.col(k).cast(KEY_DTYPE) for k in KEY_COLUMNS]
     lazy = (
-        pl.concat([f.lazy().select(list(PREDICTIONS)) for f in frames]) if frames else pl.LazyFrame(schema=PREDICTIONS)
+        pl.concat([f.lazy().select(list(PREDICTIONS)).with_columns(as_keys) for f in frames])
+        if frames
+        else pl.LazyFrame(schema=PREDICTIONS)
     )
     del frames, predictions  # a scan is read below: its rows that match no gold turn, then the columns grading reads
     unmatched = unmatched_rows(gold, lazy)
@@ -579,7 +583,7 @@ def grade_predictions(
     preds = lazy.drop(*_CARRIED_GOLD).collect()
     del lazy
     systems = tuple(preds.get_column("system").unique(maintain_order=True).to_list())
-    gold_turns = gold.turns
+    gold_turns = keys_as_keys(gold.turns)
     last_turn = (pl.col("turn") == pl.col("n_turns") - 1).alias("is_last_turn")
     keys = ["record_id", "turn"]
 
@@ -592,7 +596,7 @@ def grade_predictions(
         joined = gold_turns.drop(_SHOWN).join(
             sys_preds.with_columns(pl.lit(True).alias("_has_prediction")), on=keys, how="left"
         ).with_columns(
-            pl.lit(system).alias("system"),
+            pl.lit(system, dtype=KEY_DTYPE).alias("system"),
             pl.col("_has_prediction").fill_null(False),
             last_turn,
         )

@@ -284,11 +284,11 @@ def _carried_gold(frames: list[pl.DataFrame], source: str) -> GoldDataset:
     with_ids = table.filter(pl.col("record_id").is_not_null())
     if with_ids.height in (0, table.height):
         return gold_from_predictions(table, source=source)
-    rid = pl.col("record_id")
+    rid = pl.col("record_id").cast(pl.String)  # a key (a category) read as text
     linked = attach_record_ids(table, gold_from_predictions(with_ids, source=source)).with_columns(
         pl.when(rid.str.starts_with(NOT_IN_GOLD) | rid.str.starts_with(REPEATED_QUESTION))
         .then(None)
-        .otherwise(rid)
+        .otherwise(pl.col("record_id"))
         .alias("record_id")
     )
     return gold_from_predictions(linked, source=source)

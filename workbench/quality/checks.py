@@ -85,7 +85,7 @@ from workbench.quality.agreement import agreement_checks
 from workbench.quality.display import display_flags, question_flags
 from workbench.quality.document import Numbers, argument_flags, document_numbers, program_flags, text_numbers
 from workbench.quality.flags import AGREEMENT_RULE, checks_frame, gold_value, merge_flags
-from workbench.schema import CHECK_CATEGORIES, CHECKS
+from workbench.schema import CHECK_CATEGORIES, CHECKS, KEY_DTYPE
 
 __all__ = [
     "AGREEMENT_RULE",
@@ -332,7 +332,7 @@ def top_category(checks: pl.DataFrame) -> pl.DataFrame:
             pl.col("confidence").first().alias("dq_confidence"),
         )
         .select(
-            pl.col("record_id").cast(pl.String),
+            pl.col("record_id").cast(KEY_DTYPE),
             pl.col("turn").cast(pl.Int32),
             "dq_category",
             pl.col("dq_confidence").cast(pl.Float64),

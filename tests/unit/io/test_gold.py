@@ -43,7 +43,7 @@ def test_reformatted_dev(dev_gold: GoldDataset, dev_path: Path) -> None:
     no_value = dev_gold.turns.filter(pl.col("gold_value").is_null())
     assert set(no_value["gold_executed"]) <= {"yes", "no"}
     # every Double_ conversation is a two-question (type 2) conversation
-    doubles = dev_gold.turns.filter(pl.col("record_id").str.starts_with("Double_"))
+    doubles = dev_gold.turns.filter(pl.col("record_id").cast(pl.String).str.starts_with("Double_"))
     assert doubles.height > 0 and doubles["has_type2_question"].all()
 
 

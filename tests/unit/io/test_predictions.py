@@ -80,7 +80,7 @@ def test_ghchen99_shapes(fixture: str, request: pytest.FixtureRequest) -> None:
     assert (first["record_id"], first["turn"]) == ("Single_JKHY/2009/page_28.pdf-3", 0)
     assert (first["predicted_answer"], first["predicted_program"]) == ("174247", "174247")
     # record ids that contain hyphens keep them; the turn is what follows the last hyphen
-    assert preds.filter(pl.col("record_id").str.ends_with(".pdf-3"))["turn"].max() >= 1
+    assert preds.filter(pl.col("record_id").cast(pl.String).str.ends_with(".pdf-3"))["turn"].max() >= 1
     assert preds.select("record_id", "turn").is_duplicated().sum() == 0
 
 

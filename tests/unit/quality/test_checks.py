@@ -18,7 +18,7 @@ from workbench.config import project_root, resolve
 from workbench.io.gold import GoldDataset, load_gold
 from workbench.pipeline.run import grade_run
 from workbench.quality.checks import agreement_checks, flag_counts, gold_checks, run_checks, top_category
-from workbench.schema import CHECK_CATEGORIES, CHECK_KEYS, CHECKS, DOCUMENTS, GOLD_TURNS
+from workbench.schema import CHECK_CATEGORIES, CHECK_KEYS, CHECKS, DOCUMENTS, GOLD_TURNS, KEY_DTYPE
 
 HAND_CHECKED = Path(__file__).parents[2] / "fixtures" / "checks" / "hand_checked_dev.csv"
 HAND_CHECKED_README = HAND_CHECKED.with_name("README.md")
@@ -415,7 +415,7 @@ def test_hand_checked_flags_are_still_produced(dev_checks: pl.DataFrame) -> None
     assert sample.columns == ["record_id", "turn", "category", "rule", "verdict", "note"]
     assert set(sample["verdict"]) <= {"real", "false_alarm"}
     assert sample["note"].str.len_chars().min() > 10
-    produced = dev_checks.with_columns(pl.col("category").cast(pl.String)).select(CHECK_KEYS)
+    produced = dev_checks.with_columns(pl.col("category", "record_id").cast(pl.String)).select(CHECK_KEYS)
     missing = sample.select(CHECK_KEYS).join(produced, on=list(CHECK_KEYS), how="anti")
     assert missing.height == 0, missing.to_dicts()
     # the precision the README states is the precision of the file
@@ -460,7 +460,7 @@ def test_flag_counts_and_top_category() -> None:
         ("S", 2, "unit_inconsistency", 0.5),
     ]
     assert top.schema == pl.Schema(
-        {"record_id": pl.String, "turn": pl.Int32, "dq_category": pl.String, "dq_confidence": pl.Float64}
+        {"record_id": KEY_DTYPE, "turn": pl.Int32, "dq_category": pl.String, "dq_confidence": pl.Float64}
     )
     assert flag_counts(checks.clear())["n_flags"].to_list() == [0, 0, 0, 0]
     assert top_category(checks.clear()).height == 0

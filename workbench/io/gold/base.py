@@ -19,7 +19,7 @@ from workbench.errors import InputError
 from workbench.grading.compare import answer_text, non_finite
 from workbench.grading.program import TableRows, table_rows
 from workbench.io.jsonfiles import require_object
-from workbench.schema import DOCUMENTS, GOLD_TURNS
+from workbench.schema import DOCUMENTS, GOLD_TURNS, keys_as_keys
 
 __all__ = [
     "Layout",
@@ -74,6 +74,10 @@ class GoldDataset:
     path: Path
     layout: Layout
     benchmark: Benchmark
+
+    def __post_init__(self) -> None:
+        # the keys as every table holds them, however the turns were built (issue 35)
+        object.__setattr__(self, "turns", keys_as_keys(self.turns))
 
     def tables(self, doc_ids: Iterable[str] | None = None) -> dict[str, TableRows]:
         """Document tables by ``doc_id`` (all, or those of ``doc_ids``), for ``table_*`` operations."""

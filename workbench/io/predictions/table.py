@@ -16,7 +16,7 @@ from workbench.grading import patterns
 from workbench.io.predictions.base import short, text
 from workbench.io.predictions.columnmap import ColumnMap, check_map
 from workbench.io.predictions.registry import detect_map, read_rows
-from workbench.schema import PREDICTIONS
+from workbench.schema import PREDICTIONS, keys_as_keys
 
 __all__ = ["load_predictions", "read_predictions", "read_ahead", "PredictionFile", "default_system_name"]
 
@@ -134,6 +134,10 @@ class PredictionFile:
     path: Path
     frame: pl.DataFrame
     single_turn: bool = False
+
+    def __post_init__(self) -> None:
+        # the keys as every table holds them, however the frame was built (issue 35)
+        object.__setattr__(self, "frame", keys_as_keys(self.frame))
 
     @property
     def note(self) -> str | None:
