@@ -367,12 +367,12 @@ def slice_intervals(
             n_boot=n_boot,
             level=level,
             rng=np.random.default_rng([int(seed), zlib.crc32(str(system).encode())]),
-        ).with_columns(system=pl.lit(system, pl.String))
+        ).with_columns(system=pl.lit(system, frame.schema["system"]))  # text or a key, as given
         for (system,), rows in frame.partition_by("system", as_dict=True, maintain_order=True).items()
     ]
     columns = ["system", "slice", "group", "n_turns", "n_correct", "n_conversations", "accuracy", "low", "high"]
     if not parts:
-        return pl.DataFrame(schema=_SLICE_SCHEMA)
+        return pl.DataFrame(schema={**_SLICE_SCHEMA, "system": frame.schema["system"]})
     table = (
         pl.concat(parts)
         .with_columns((pl.col("n_correct") / pl.col("n_turns")).alias("accuracy"), *_wilson_when_all_alike(level))

@@ -82,6 +82,7 @@ from workbench.io.gold import load_gold
 from workbench.io.manifest import Manifest
 from workbench.io.paths import inside
 from workbench.pipeline.graded import file_sha256
+from workbench.schema import KEY_DTYPE
 
 __all__ = ["ExportResult", "export_cleaned"]
 
@@ -382,7 +383,7 @@ def export_cleaned(
     if assignment is not None:
         # excluded records kept with keep_excluded stay out of train and test, and split.csv says so
         marked = pl.DataFrame(
-            {"record_id": sorted(plan.excluded) if keep_excluded else []}, schema={"record_id": pl.String}
+            {"record_id": sorted(plan.excluded) if keep_excluded else []}, schema={"record_id": KEY_DTYPE}
         )
         split_table = pl.concat(
             [assignment, marked.with_columns(split=pl.lit("excluded"), stratum=pl.lit(None, pl.String))]

@@ -17,6 +17,7 @@ import polars as pl
 from workbench.analysis.features import RARE_OPERATIONS, gold_features
 from workbench.errors import UsageError
 from workbench.io.gold import GoldDataset
+from workbench.schema import KEY_DTYPE
 
 __all__ = ["split_records", "split_summary", "stratified_split"]
 
@@ -151,7 +152,7 @@ def stratified_split(records: pl.DataFrame, train_fraction: float, seed: int = 0
         for position, record_id in enumerate(shuffled):
             split_of[record_id] = "train" if position < counts[stratum] else "test"
     return frame.select(
-        "record_id",
+        pl.col("record_id").cast(KEY_DTYPE),  # a key, as the gold's
         pl.col("record_id").replace_strict(split_of, return_dtype=pl.String).alias("split"),
         "stratum",
     )

@@ -21,6 +21,7 @@ from workbench.config import project_root
 from workbench.grading.equivalence import final_operation
 from workbench.grading.program import TableRows, operations, parse_program
 from workbench.io.gold import GoldDataset, load_gold
+from workbench.schema import KEY_DTYPE
 
 
 @pytest.fixture(scope="module")
@@ -123,14 +124,14 @@ def test_features_are_those_of_each_conversation_computed_alone(path: str) -> No
     turns = gold.turns
     if gold.benchmark == "gsm8k":  # copies with other golds, a % display, a yes/no, a ratio question
         copy = turns.with_columns(
-            pl.col("record_id") + "#1",
+            (pl.col("record_id").cast(pl.String) + "#1").cast(KEY_DTYPE),
             (pl.col("gold_answer") + "0").alias("gold_answer"),
             pl.col("gold_executed") + "0",
             pl.col("gold_value") * 10,
         )
         odd = pl.int_range(pl.len()) % 5
         other = turns.with_columns(
-            pl.col("record_id") + "#2",
+            (pl.col("record_id").cast(pl.String) + "#2").cast(KEY_DTYPE),
             pl.when(odd == 0).then(pl.col("gold_answer") + "%").otherwise(pl.col("gold_answer")).alias("gold_answer"),
             pl.when(odd == 1).then(pl.lit(" Yes")).otherwise(pl.col("gold_executed")).alias("gold_executed"),
             pl.when(odd == 2)
