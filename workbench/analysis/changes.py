@@ -24,6 +24,7 @@ import polars as pl
 from workbench.analysis.metrics import MANIFEST_METRICS as _MANIFEST_SPECS
 from workbench.grading.patterns import RUN_TIMESTAMP_DIR
 from workbench.io.manifest import Manifest, library_versions
+from workbench.schema import KEY_DTYPE, keys_as_keys
 
 __all__ = [
     "MANIFEST_METRICS",
@@ -76,7 +77,7 @@ def build_manifest(
 
 def read_verdicts(turns_path: Path) -> pl.DataFrame:
     """``system, record_id, turn, correct`` from a graded ``turns.parquet``."""
-    return pl.read_parquet(turns_path, columns=[*VERDICT_KEYS, "correct"])
+    return keys_as_keys(pl.read_parquet(turns_path, columns=[*VERDICT_KEYS, "correct"]))
 
 
 def stable_identity(system: str) -> str:
@@ -246,9 +247,11 @@ def compare_runs(
             "delta": pl.Float64,
         },
     )
-    empty = pl.DataFrame(schema={"system": pl.String, "record_id": pl.String, "turn": pl.Int32})
+    empty = pl.DataFrame(schema={"system": KEY_DTYPE, "record_id": KEY_DTYPE, "turn": pl.Int32})
     failing, passing = empty, empty
     if previous_verdicts is not None and matches:
+        verdicts = keys_as_keys(verdicts)  # either run's verdicts may have been read as text
+        previous_verdicts = keys_as_keys(previous_verdicts)
         renamed = previous_verdicts.join(
             pl.DataFrame(
                 {"system": [m.previous for m in matches], "current": [m.current for m in matches]},
@@ -256,7 +259,7 @@ def compare_runs(
             ),
             on="system",
             how="inner",
-        ).with_columns(pl.col("current").alias("system"))
+        ).with_columns(pl.col("current").cast(KEY_DTYPE).alias("system"))
         joined = verdicts.join(
             renamed.select(VERDICT_KEYS + ["correct"]), on=VERDICT_KEYS, how="inner", suffix="_previous"
         )

@@ -41,6 +41,7 @@ from workbench.errors import InputError
 from workbench.io.manifest import read_manifest
 from workbench.io.paths import inside
 from workbench.pipeline.graded import graded_paths
+from workbench.schema import keys_as_keys, keys_as_text
 
 __all__ = [
     "LEDGER_NAME",
@@ -123,7 +124,7 @@ class LedgerRow:
 
     def _values(self) -> tuple[Any, ...]:
         buffer = io.BytesIO()
-        self.verdicts.write_parquet(buffer, compression="zstd")
+        keys_as_text(self.verdicts).write_parquet(buffer, compression="zstd")  # stored as text, as before
         return (
             self.run_id,
             self.created_at,
@@ -192,7 +193,7 @@ def rows_from_graded(
     manifest = read_manifest(paths["summary"], "graded")
     if not manifest.metrics:  # no system graded: nothing to record
         return []
-    turns = pl.read_parquet(paths["turns"])
+    turns = keys_as_keys(pl.read_parquet(paths["turns"]))
     items = verdicts(turns)
     dataset = manifest.inputs.get("dataset") or {}
     predictions = {entry.get("system"): entry.get("sha256", "") for entry in manifest.inputs.get("predictions") or []}
@@ -310,6 +311,6 @@ def read_ledger(path: str | Path, *, with_verdicts: bool = False) -> list[Ledger
         for key in ("headline", "slices", "column_map", "parameters"):
             record[key] = json.loads(record[key])
         blob = record["verdicts"]
-        record["verdicts"] = pl.read_parquet(io.BytesIO(blob)) if blob is not None else pl.DataFrame()
+        record["verdicts"] = keys_as_keys(pl.read_parquet(io.BytesIO(blob))) if blob is not None else pl.DataFrame()
         rows.append(LedgerRow(**record))
     return rows
