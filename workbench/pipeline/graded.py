@@ -35,7 +35,7 @@ from workbench.io.manifest import SCHEMA_VERSIONS, Manifest, read_manifest
 from workbench.io.paths import inside
 from workbench.pipeline.grade import GradedRun
 from workbench.pipeline.policy_inputs import check_inputs, from_policy_grades
-from workbench.schema import KEY_DTYPE, POLICY_GRADES, keys_as_keys
+from workbench.schema import POLICY_GRADES, keys_as_keys
 
 __all__ = ["GRADED_TABLES", "V1_TABLES", "file_sha256", "graded_paths", "read_graded", "write_graded"]
 
@@ -131,7 +131,7 @@ def read_graded(folder: str | Path) -> tuple[Manifest, dict[str, pl.DataFrame], 
     grades = tables.pop("policy_grades")
     for name, dtype in POLICY_GRADES.items():
         found = grades.schema.get(name)
-        if found is None or (found != dtype and not (found == pl.String and dtype in (pl.Categorical, KEY_DTYPE))):
+        if found is None or (found != dtype and not (found == pl.String and dtype == pl.Categorical)):
             raise InputError(
                 str(paths["policy_grades"]),
                 f"column {name} is missing" if found is None else f"column {name} holds {found}, not {dtype}",
