@@ -40,7 +40,16 @@ from workbench.pipeline.reuse import GradeReuse
 from workbench.pipeline.unmatched import unmatched_message, unmatched_reason, unmatched_rows
 from workbench.pipeline.workload import LOOK_AHEAD, needing_worker, one_call_each
 from workbench.quality.checks import run_checks, top_category
-from workbench.schema import CHECKS, GRADED_TURNS, KEY_COLUMNS, KEY_DTYPE, POLICY_GRADES, PREDICTIONS, as_text, keys_as_keys
+from workbench.schema import (
+    CHECKS,
+    GRADED_TURNS,
+    KEY_COLUMNS,
+    KEY_DTYPE,
+    POLICY_GRADES,
+    PREDICTIONS,
+    as_text,
+    keys_as_keys,
+)
 
 __all__ = [
     "GradedRun",
@@ -593,12 +602,14 @@ def grade_predictions(
         # one chunk: rows gathered from a text column of several chunks (a file read in row groups,
         # several files) copy their text, from one they share it (rechunking copies the views only)
         sys_preds = sys_preds.rechunk()
-        joined = gold_turns.drop(_SHOWN).join(
-            sys_preds.with_columns(pl.lit(True).alias("_has_prediction")), on=keys, how="left"
-        ).with_columns(
-            pl.lit(system, dtype=KEY_DTYPE).alias("system"),
-            pl.col("_has_prediction").fill_null(False),
-            last_turn,
+        joined = (
+            gold_turns.drop(_SHOWN)
+            .join(sys_preds.with_columns(pl.lit(True).alias("_has_prediction")), on=keys, how="left")
+            .with_columns(
+                pl.lit(system, dtype=KEY_DTYPE).alias("system"),
+                pl.col("_has_prediction").fill_null(False),
+                last_turn,
+            )
         )
         parts.append(joined)
     del preds  # its rows are in parts (and unmatched)
