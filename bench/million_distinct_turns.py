@@ -88,7 +88,7 @@ from workbench.grading.policies import DEFAULT_GRADING_POLICY, POLICIES, for_ben
 from workbench.io.gold import GoldDataset, load_gold  # noqa: E402
 from workbench.io.predictions import load_predictions  # noqa: E402
 from workbench.pipeline.grade import grade_predictions  # noqa: E402
-from workbench.schema import PREDICTIONS  # noqa: E402
+from workbench.schema import PREDICTIONS, keys_as_keys, keys_as_text  # noqa: E402
 
 TURNS = 1_000_000
 SEED = 21
@@ -383,7 +383,7 @@ def build_convfinqa(copies: int, rng: np.random.Generator) -> tuple[GoldDataset,
 def distinct_inputs(gold: GoldDataset, preds: list[pl.DataFrame]) -> int:
     """Distinct (answer, gold, question) triples, the answer being (``predicted_answer``, ``raw_output``)."""
     keys = ["record_id", "turn"]
-    joined = pl.concat([p.select(*keys, "predicted_answer", "raw_output") for p in preds]).join(
+    joined = pl.concat([keys_as_keys(p.select(*keys, "predicted_answer", "raw_output")) for p in preds]).join(
         gold.turns.select(*keys, "question", "gold_executed"), on=keys, how="inner"
     )
     # 64-bit hashes of the four texts, not the texts: a few MB instead of a second copy of the outputs
@@ -409,7 +409,7 @@ def fast_path_rows(gold: GoldDataset, preds: list[pl.DataFrame], also: list) -> 
     keys = ["record_id", "turn"]
     inputs = [c for c in fastpath.INPUTS if c not in ("gold_executed", "gold_answer", "question")]
     frame = (
-        pl.concat([p.select(*keys, *[c for c in inputs if c in p.columns]) for p in preds])
+        pl.concat([keys_as_keys(p.select(*keys, *[c for c in inputs if c in p.columns])) for p in preds])
         .join(gold.turns.select(*keys, "gold_executed", "gold_answer", "question"), on=keys, how="inner")
         .drop(keys)
         .unique()
@@ -422,13 +422,14 @@ def fast_path_rows(gold: GoldDataset, preds: list[pl.DataFrame], also: list) -> 
 def _write(parts: dict[str, tuple[GoldDataset, list[pl.DataFrame]]], folder: Path) -> None:
     """Each part's gold (turns, documents, how it was read) and predictions, as files in ``folder``."""
     for name, (gold, preds) in parts.items():
-        gold.turns.write_parquet(folder / f"{name}.gold_turns.parquet")
+        # the keys as text, as a user's files hold them (the workbench holds them as categories)
+        keys_as_text(gold.turns).write_parquet(folder / f"{name}.gold_turns.parquet")
         gold.documents.write_parquet(folder / f"{name}.documents.parquet")
         (folder / f"{name}.gold.json").write_text(
             json.dumps({"path": str(gold.path), "layout": gold.layout, "benchmark": gold.benchmark})
         )
         for i, frame in enumerate(preds):
-            frame.write_parquet(folder / f"{name}.predictions.{i}.parquet")
+            keys_as_text(frame).write_parquet(folder / f"{name}.predictions.{i}.parquet")
 
 
 def _read(name: str, folder: Path) -> tuple[GoldDataset, list[pl.LazyFrame]]:
@@ -528,7 +529,9 @@ def grade(folder: Path, policy_set: str, with_floor: bool = True) -> dict[str, A
         }
         if with_floor:  # the gold turns' slice labels, beside the gold, for the floor (not timed)
             labels = graded.turns.select("record_id", "turn", *[c for c in LABELS if c in graded.turns.columns])
-            labels.unique(["record_id", "turn"], keep="first").write_parquet(folder / f"{name}.labels.parquet")
+            keys_as_text(labels.unique(["record_id", "turn"], keep="first")).write_parquet(
+                folder / f"{name}.labels.parquet"
+            )
             del labels
         del graded, table, gold, preds
     out["rss_mb_inputs_read"] = round(mb_inputs)
