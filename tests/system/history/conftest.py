@@ -14,6 +14,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.pipeline.ledger import LedgerRow, append, rows_from_graded
+from workbench.schema import KEY_DTYPE
 
 REPO = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((REPO / "data/predictions/convfinqa/zarifaziz-claude-sonnet-4-6").glob("*/predictions.jsonl"))
@@ -65,7 +66,7 @@ def plant_drop(verdicts: pl.DataFrame, slice_name: str, group: str, points: floa
         chosen.append(best)
         for k in memberships[best]:
             lost[k] = lost.get(k, 0) + 1
-    turned = pl.DataFrame(chosen, schema={"record_id": pl.String, "turn": pl.Int64}, orient="row")
+    turned = pl.DataFrame(chosen, schema={"record_id": KEY_DTYPE, "turn": pl.Int64}, orient="row")
     turned = turned.with_columns(pl.lit(True).alias("_turned"))
     return (
         verdicts.join(turned, on=_ITEM, how="left")
