@@ -15,6 +15,7 @@ from workbench.pipeline import engines
 from workbench.pipeline.engines import grade_dask, grade_on_engine, local_cluster
 from workbench.pipeline.grade import GradedRun, grade_predictions
 from workbench.pipeline.run import Run, grade_run
+from workbench.schema import KEY_DTYPE
 
 distributed = pytest.importorskip("distributed")
 
@@ -74,7 +75,7 @@ def test_parts_without_a_system_and_unmatched_rows(client, local_runs: dict[str,
     run = local_runs["convfinqa-dev-two-runs"]
     a, b = run.predictions
     some = b["record_id"].unique(maintain_order=True).head(5).to_list()
-    stray = a.head(3).with_columns(pl.format("{}-not-in-gold", pl.col("record_id")).alias("record_id"))
+    stray = a.head(3).with_columns(pl.format("{}-not-in-gold", pl.col("record_id")).cast(KEY_DTYPE).alias("record_id"))
     late = a.head(2).with_columns(pl.col("turn") + 40)
     frames = [pl.concat([stray, a, late]), b.filter(pl.col("record_id").is_in(some))]
     options = {"policy": run.config.policy, "kind": run.kind, "benchmark": run.gold.benchmark}
