@@ -6,6 +6,10 @@
   ``gold_answer``, ``gold_solution``, and the upstream grader's ``upstream_correct``);
 * graded ``turns``: one row per ``(system, record_id, turn)``;
 * ``conversations``: derived from graded turns by a ``group_by``, never edited.
+
+The keys ``system`` and ``record_id`` are :data:`KEY_DTYPE` (categories) in every table, so any
+two tables join on them; the files the workbench writes hold them as text (:func:`keys_as_text`),
+and a table read from a file gets them back as keys (:func:`keys_as_keys`).
 """
 
 from __future__ import annotations
