@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from workbench.annotations.store import AnnotationStore
 from workbench.io.gold import load_gold
 from workbench.io.manifest import SCHEMA_VERSIONS
 from workbench.pipeline.graded import GRADED_TABLES, read_graded
@@ -100,3 +101,25 @@ def test_the_tables_of_a_saved_folder_join_with_each_other_and_with_a_gold_read_
     assert on_gold.height == turns.height
     flagged = turns.join(opened.checks.select("record_id", "turn").unique(), on=["record_id", "turn"], how="semi")
     assert flagged.height == turns.filter(pl.col("dq_category").is_not_null()).height
+
+
+def test_annotations_read_from_the_store_join_the_turns_of_a_saved_folder(tmp_path: Path) -> None:
+    """The annotation store's rows (SQLite text, read into :data:`~workbench.schema.ANNOTATION_EVENTS`)
+    hold the same keys as the graded tables: an annotation about one system's turn joins it."""
+    _, tables, _ = read_graded(V2 / "convfinqa")
+    turns = tables["turns"]
+    first, other = turns.row(0, named=True), turns.row(5, named=True)
+    store = AnnotationStore(tmp_path / "notes.sqlite")
+    store.annotate(
+        annotator="ana", record_id=first["record_id"], turn=first["turn"], category="mislabel", system=first["system"]
+    )
+    store.annotate(annotator="ana", record_id=other["record_id"], turn=other["turn"], category="other")
+    active = store.active()
+    assert active.schema["record_id"] == active.schema["system"] == KEY_DTYPE
+    keys = ["system", "record_id", "turn"]
+    about_a_system = turns.join(active.drop_nulls("system").select(*keys, "category"), on=keys, how="inner")
+    assert about_a_system.select(*keys).rows() == [(first["system"], first["record_id"], first["turn"])]
+    about_gold = turns.join(
+        active.filter(pl.col("system").is_null()).select("record_id", "turn"), on=["record_id", "turn"]
+    )
+    assert set(about_gold["record_id"].to_list()) == {other["record_id"]}
