@@ -123,7 +123,8 @@ def run_template(
     out_dir
         Where to write; default ``reports/<template>/``. When it holds an earlier run of the
         template, the report opens with what changed since (metric deltas, turns that newly
-        fail or pass).
+        fail or pass). A template that declares ``page_folder`` (05-history, whose links start
+        from its page's folder) is given this folder there, unless ``parameters`` name one.
     progress
         Show papermill's progress bar (on standard error).
     graded_sets
@@ -229,6 +230,9 @@ def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False,
     if "graded_dir" in plan.known:
         # not graded here (bad inputs): the template grades itself, and its cell names the error
         run_params = {**params, "graded_dir": str(graded) if written else ""}
+    if "page_folder" in plan.known and not str(params.get("page_folder") or "").strip():
+        # a page whose links start from its own folder (05-history) is told its --out, unless the caller named one
+        run_params = {**run_params, "page_folder": str(out)}
     with tempfile.TemporaryDirectory(prefix="workbench-ipython-") as ipython_dir:
         executed = _execute(path, notebook_out, run_params, progress=progress, ipython_dir=ipython_dir)
 
