@@ -259,7 +259,7 @@ def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False,
         title=report_title(benchmark, path.stem),
         opening=opening,
         closing=closing,
-        terms=[(entry.term, entry.definition) for entry in glossary(benchmark)],
+        terms=[(entry.term, entry.definition) for entry in glossary(benchmark, item)],
         notes=notes_html(shown_notes, [e.get("path", "") for e in (summary or {}).get("predictions", [])]),
     )
     write_atomic(html_out, lambda p: p.write_text(page, encoding="utf-8"))
