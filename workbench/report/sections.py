@@ -234,9 +234,8 @@ SECTIONS: Mapping[str, Section] = MappingProxyType(
                 "gold program's operation; the tables list the wrong turns of each type.",
                 "": "Each wrong problem gets one error type (see the glossary). {benchmark} has no gold programs "
                 "to cross them with, so the tables list the wrong problems of each type.",
-                "table": "Each wrong {item} gets one error type (see the glossary). The tables list the wrong {items} "
-                "of each type; where the gold table has programs, a chart first counts them by the gold program's "
-                "operation.",
+                "table": "Each wrong {item} gets one error type (see the glossary); the tables list the wrong {items} of "
+                "each type.",
             },
         ),
         "flags": Section(
@@ -594,9 +593,7 @@ COMPARE_SECTIONS: Mapping[str, Section] = MappingProxyType(
                 "means answers that are right but written another way. {benchmark} gold answers come without "
                 "programs, so wrong {items} are not counted by operation.",
                 "table": "Each grading policy's accuracy side by side (see the glossary): a large gap between two "
-                "policies means answers that are right but written another way. Where the gold table has programs, "
-                "the wrong {items} of all systems are first counted by error type and by the gold program's "
-                "operation.",
+                "policies means answers that are right but written another way.",
             },
         ),
     }

@@ -131,7 +131,7 @@ def test_a_plain_gold_table_names_no_benchmark_in_any_sentence(gsm8k_table: Run,
     assert (
         "(resampled by record)" in said["slices"] and "A slice the gold table cannot give is left out" in said["slices"]
     )
-    assert "The tables list the wrong problems of each type" in said["error_types"]
+    assert said["error_types"].endswith("(see the glossary); the tables list the wrong problems of each type.")
     assert said["flags"].endswith("this table and these outputs gave them nothing to flag.")
     assert "the gold table has no programs to group them by operation" in said["drilldown"]
     assert "systems graded on the same problems, listed" in text
