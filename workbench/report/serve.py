@@ -74,21 +74,24 @@ def serve(argv: Sequence[str], env: Mapping[str, str], *, err: IO[bytes] | None 
     """
     target = err if err is not None else sys.stderr.buffer
     stopped = threading.Event()
-    process = subprocess.Popen(list(argv), env=dict(env), stderr=subprocess.PIPE, start_new_session=True)
-    assert process.stderr is not None
+    started: list[subprocess.Popen[bytes]] = []  # Voila, once started
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        if stopped.is_set():  # a second stop: do not wait for the shutdown
-            _send(process, signal.SIGKILL, group=True)
-            return
+        again = stopped.is_set()  # a second stop: do not wait for the shutdown
         stopped.set()
-        _send(process, signal.SIGTERM)
+        for process in started:
+            _send(process, signal.SIGKILL if again else signal.SIGTERM, group=again)
 
-    previous = {sig: signal.signal(sig, stop) for sig in _STOPS}
-    reader = threading.Thread(target=_pass_through, args=(process.stderr, target, stopped), daemon=True)
-    reader.start()
-    deadline: float | None = None
+    previous = {sig: signal.signal(sig, stop) for sig in _STOPS}  # before Voila starts: none is left running
     try:
+        process = subprocess.Popen(list(argv), env=dict(env), stderr=subprocess.PIPE, start_new_session=True)
+        started.append(process)
+        if stopped.is_set():  # stopped while it started
+            _send(process, signal.SIGTERM)
+        assert process.stderr is not None
+        reader = threading.Thread(target=_pass_through, args=(process.stderr, target, stopped), daemon=True)
+        reader.start()
+        deadline: float | None = None
         while True:
             try:
                 code = process.wait(timeout=0.5)  # a signal's handler runs between two waits
