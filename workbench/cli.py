@@ -508,11 +508,14 @@ def _templates(args: argparse.Namespace) -> int:
 def _triage(args: argparse.Namespace) -> int:
     import os
 
+    from workbench.report.serve import STOPPED, serve
     from workbench.report.templates import voila_command
 
     argv, env = voila_command(args.notebook, port=args.port, browser=not args.no_browser)
-    os.execve(argv[0], argv, {**os.environ, **env})  # Voila in this process: Ctrl-C and signals reach it
-    return 0  # pragma: no cover - execve does not return
+    served = serve(argv, {**os.environ, **env})  # Voila as a child: a stop is one line, not its shutdown's tracebacks
+    if served.stopped:
+        _say(STOPPED, file=sys.stderr)
+    return served.code
 
 
 def _check(args: argparse.Namespace) -> int:

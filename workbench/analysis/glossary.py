@@ -17,6 +17,14 @@ Examples
 'Share of turns whose answer is correct.'
 >>> next(e for e in glossary("math") if e.term == "Verdict").definition
 "Our grader's decision that a problem's answer is right or wrong, with its reason: the rule that decided it."
+
+A plain gold table graded without ``--benchmark`` (``"table"``) is no benchmark: its page's words
+name none, for single questions (``item="problem"``) or for records of several turns.
+
+>>> [(e.term, e.definition) for e in glossary("table", "problem")][:1]
+[('Problem', 'One question of the gold table and its answer.')]
+>>> any("ConvFinQA" in e.definition for e in glossary("table", "turn") + glossary("table", "problem"))
+False
 """
 
 from __future__ import annotations
@@ -27,9 +35,13 @@ from workbench.analysis.metrics import METRICS
 
 __all__ = ["Entry", "GLOSSARY", "glossary"]
 
-_ALL = ("convfinqa", "gsm8k", "math")
+#: A plain gold table of single questions, and one whose records have several turns (a table names no benchmark).
+_TABLE, _TABLE_TURNS = "table", "table-turns"
+_ALL = ("convfinqa", "gsm8k", "math", _TABLE, _TABLE_TURNS)
 #: The benchmarks whose items are single problems, not turns of a conversation.
-_SINGLE = ("gsm8k", "math")
+_SINGLE = ("gsm8k", "math", _TABLE)
+#: Words for turns of a conversation that name no benchmark: ConvFinQA's, and a plain table's of several turns.
+_TURNS = ("convfinqa", _TABLE_TURNS)
 
 
 @dataclass(frozen=True)
@@ -52,12 +64,19 @@ GLOSSARY: tuple[Entry, ...] = (
         "One question of a ConvFinQA conversation and its answer.",
         ("convfinqa",),
     ),
-    Entry("Problem", "One GSM8K or MATH question and its answer.", _SINGLE),
+    Entry("Turn", "One question of a record of the gold table and its answer.", (_TABLE_TURNS,)),
+    Entry("Problem", "One GSM8K or MATH question and its answer.", ("gsm8k", "math")),
+    Entry("Problem", "One question of the gold table and its answer.", (_TABLE,)),
     Entry(
         "Conversation",
         "A ConvFinQA record: a financial document and a sequence of questions about it, later ones building on "
         "earlier answers.",
         ("convfinqa",),
+    ),
+    Entry(
+        "Conversation",
+        "A record of the gold table: a sequence of questions, later ones building on earlier answers.",
+        (_TABLE_TURNS,),
     ),
     Entry(
         "Verdict",
@@ -83,13 +102,13 @@ GLOSSARY: tuple[Entry, ...] = (
         "Program",
         "The calculation behind an answer, such as subtract(60.94, 25.14), divide(#0, 25.14); its operation is "
         "its last step, and a lookup reads a number from the document without calculating.",
-        ("convfinqa",),
+        _TURNS,
     ),
-    _metric("turn_execution_accuracy", "Turn execution accuracy", ("convfinqa",)),
+    _metric("turn_execution_accuracy", "Turn execution accuracy", _TURNS),
     Entry("Accuracy", "Share of problems whose answer is correct.", _SINGLE),
-    _metric("conversation_execution_accuracy", "Conversation execution accuracy", ("convfinqa",)),
-    _metric("all_turns_correct_rate", "All turns correct", ("convfinqa",)),
-    _metric("turn_program_accuracy", "Program accuracy", ("convfinqa",)),
+    _metric("conversation_execution_accuracy", "Conversation execution accuracy", _TURNS),
+    _metric("all_turns_correct_rate", "All turns correct", _TURNS),
+    _metric("turn_program_accuracy", "Program accuracy", _TURNS),
     Entry(
         "Error type",
         "The kind of mistake in a wrong {item}: sign, scale (thousands against millions), percent (0.05 against 5%), "
@@ -102,7 +121,7 @@ GLOSSARY: tuple[Entry, ...] = (
         "An automatic hint that the gold data itself may be wrong (a number missing from the document, a unit or "
         "sign that disagrees, a gold answer its own program does not give), with the evidence; a candidate for a "
         "person to check, not a verdict.",
-        ("convfinqa",),
+        (*_TURNS, _TABLE),
     ),
     Entry(
         "Type-2 conversation",
@@ -136,11 +155,15 @@ GLOSSARY: tuple[Entry, ...] = (
 )
 
 
-def glossary(benchmark: str = "") -> tuple[Entry, ...]:
+def glossary(benchmark: str = "", item: str = "turn") -> tuple[Entry, ...]:
     """The entries a report on ``benchmark`` uses (every entry for an unknown or empty one, in a
-    ConvFinQA page's words), each definition in the words of what the benchmark counts."""
-    if benchmark not in _ALL:
-        benchmark, entries = "convfinqa", GLOSSARY
+    ConvFinQA page's words), each definition in the words of what the benchmark counts; a plain
+    gold table's (``"table"``) by what its run counts, ``item`` (``"problem"``: single questions)."""
+    if benchmark == _TABLE and item != "problem":
+        benchmark = _TABLE_TURNS
+    if benchmark not in _ALL:  # every benchmark's entries (a plain table's own words are for its page only)
+        named = ("convfinqa", "gsm8k", "math")
+        benchmark, entries = "convfinqa", tuple(e for e in GLOSSARY if any(b in named for b in e.benchmarks))
     else:
         entries = tuple(entry for entry in GLOSSARY if benchmark in entry.benchmarks)
     single = benchmark in _SINGLE

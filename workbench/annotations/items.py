@@ -12,7 +12,7 @@ from typing import Any
 from workbench.grading.compare import answer_text
 from workbench.grading.program import ProgramSyntaxError, execute_program, literal_numbers, parse_program, trace_lines
 
-__all__ = ["QueueItem", "TraceView", "TriageItem"]
+__all__ = ["QueueItem", "QueueTally", "TraceView", "TriageItem"]
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,34 @@ class QueueItem:
     record_id: str
     turn: int
     system: str | None
+
+
+@dataclass(frozen=True)
+class QueueTally:
+    """Where a session's queue stands: each item is counted once, as the first of done, held,
+    skipped and waiting that holds.
+
+    Attributes
+    ----------
+    total
+        Items in the queue.
+    done
+        Items done (an annotation in force; an item shown to two analysts, decided by two; in the
+        adjudication queue, no dispute left), of which ``mine`` this session's analyst decided.
+    held
+        Items not done that another analyst has on screen now (leased).
+    skipped
+        Items not done that this analyst still has to decide (skipped, or given back).
+    waiting
+        Items not done whose decision this analyst has given: they wait for another analyst.
+    """
+
+    total: int
+    done: int
+    mine: int
+    held: int
+    skipped: int
+    waiting: int
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ from workbench.analysis.slices import SLICES, in_group
 from workbench.annotations import leases
 from workbench.annotations.agreement import decisions, disagreements
 from workbench.annotations.backends import Store, open_store
-from workbench.annotations.items import QueueItem, TraceView, TriageItem, _literals, _table, _text, _trace
+from workbench.annotations.items import QueueItem, QueueTally, TraceView, TriageItem, _literals, _table, _text, _trace
 from workbench.annotations.names import ASK_FIX, name_problem, resolve_name
 from workbench.errors import UsageError
 from workbench.schema import CATEGORY_DTYPE
@@ -57,7 +57,7 @@ from workbench.schema import CATEGORY_DTYPE
 if TYPE_CHECKING:
     from workbench.pipeline.run import Run
 
-__all__ = ["QueueItem", "TraceView", "TriageItem", "AnnotationSession"]
+__all__ = ["QueueItem", "QueueTally", "TraceView", "TriageItem", "AnnotationSession"]
 
 
 def _key(item: QueueItem) -> leases.Key:
@@ -419,6 +419,22 @@ class AnnotationSession:
     def n_held(self) -> int:
         """Queue items leased to other sessions now (another analyst has them on screen)."""
         return len(leases.held_by_others(self.store, owner=self.owner, now=self._clock(), keys=map(_key, self._queue)))
+
+    def tally(self) -> QueueTally:
+        """Where the queue stands for this session (read from the store): :class:`QueueTally`."""
+        active, deciders = self._active(), self._deciders()
+        held = leases.held_by_others(self.store, owner=self.owner, now=self._clock(), keys=map(_key, self._queue))
+        counts = dict.fromkeys(("done", "mine", "held", "skipped", "waiting"), 0)
+        for item in self._queue:
+            key = _key(item)
+            if self._done(item, active, deciders):
+                counts["done"] += 1
+                by = deciders.get(key, set()) if self.doubled(item) else {active.get(key, {}).get("annotator")}
+                counts["mine"] += self.annotator in by
+            else:
+                state = "held" if key in held else "skipped" if self._open(item, active, deciders) else "waiting"
+                counts[state] += 1
+        return QueueTally(total=len(self._queue), **counts)
 
     # ----------------------------------------------------------------- leases
     def _lease(self, item: QueueItem) -> bool:

@@ -124,7 +124,8 @@ def run_template(
     out_dir
         Where to write; default ``reports/<template>/``. When it holds an earlier run of the
         template, the report opens with what changed since (metric deltas, turns that newly
-        fail or pass).
+        fail or pass). A template that declares ``page_folder`` (05-history, whose links start
+        from its page's folder) is given this folder there, unless ``parameters`` name one.
     progress
         Show papermill's progress bar (on standard error).
     graded_sets
@@ -230,6 +231,9 @@ def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False,
     if "graded_dir" in plan.known:
         # not graded here (bad inputs): the template grades itself, and its cell names the error
         run_params = {**params, "graded_dir": str(graded) if written else ""}
+    if "page_folder" in plan.known and not str(params.get("page_folder") or "").strip():
+        # a page whose links start from its own folder (05-history) is told its --out, unless the caller named one
+        run_params = {**run_params, "page_folder": str(out)}
     with tempfile.TemporaryDirectory(prefix="workbench-ipython-") as ipython_dir:
         executed = _execute(path, notebook_out, run_params, progress=progress, ipython_dir=ipython_dir)
 
@@ -256,7 +260,7 @@ def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False,
         title=report_title(benchmark, path.stem),
         opening=opening,
         closing=closing,
-        terms=[(entry.term, entry.definition) for entry in glossary(benchmark)],
+        terms=[(entry.term, entry.definition) for entry in glossary(benchmark, item)],
         notes=notes_html(shown_notes, [e.get("path", "") for e in (summary or {}).get("predictions", [])]),
     )
     write_atomic(html_out, lambda p: p.write_text(page, encoding="utf-8"))

@@ -14,6 +14,12 @@ Examples
 ['conversations', 'programs', 'type2', 'flags', 'upstream', 'text', 'groups']
 >>> benchmark_name("gsm8k"), benchmark_name("math"), benchmark_name("")
 ('GSM8K', 'MATH', 'ConvFinQA')
+
+A plain gold table graded without ``--benchmark`` (``"table"``) is no benchmark: its page names
+none, and each sentence that would has its own wording for it (the ``"table"`` texts).
+
+>>> benchmark_name("table")
+''
 """
 
 from __future__ import annotations
@@ -56,8 +62,9 @@ BENCHMARK_NAMES: Mapping[str, str] = MappingProxyType({"convfinqa": "ConvFinQA",
 
 
 def benchmark_name(benchmark: str) -> str:
-    """The benchmark as a page names it (ConvFinQA when unknown: the workbench's first)."""
-    return BENCHMARK_NAMES.get(benchmark, "ConvFinQA")
+    """The benchmark as a page names it: ConvFinQA when none is said (the workbench's first), none
+    (empty) for a gold set of no benchmark (a plain table, ``"table"``)."""
+    return BENCHMARK_NAMES.get(benchmark, "" if benchmark else "ConvFinQA")
 
 
 def _any(run: Run, column: str) -> bool:
@@ -96,13 +103,13 @@ class Section:
     title
         Its heading; ``{item}`` reads "turn" (ConvFinQA) or "problem" (single questions).
     text
-        What it shows, by benchmark (``""``: any other); ``{benchmark}``, ``{item}`` and
-        ``{items}`` are filled in.
+        What it shows, by benchmark (``""``: any other; ``"table"``: a plain gold table, which
+        names no benchmark); ``{benchmark}``, ``{item}`` and ``{items}`` are filled in.
     needs
         What it needs from the run (keys of :data:`NEEDS`), else it is replaced by ``why_not``.
     why_not
-        The sentence that replaces the text when the run lacks what it needs (empty: the
-        section is left out whole).
+        The sentence that replaces the text when the run lacks what it needs, one for every
+        benchmark or by benchmark as ``text`` (empty: the section is left out whole).
     benchmarks
         The benchmarks whose pages show the section at all (empty: every one).
     """
@@ -110,14 +117,29 @@ class Section:
     title: str
     text: Mapping[str, str]
     needs: tuple[str, ...] = ()
-    why_not: str = ""
+    why_not: str | Mapping[str, str] = ""
     benchmarks: tuple[str, ...] = ()
 
 
-_SINGLE = "{benchmark} problems are single questions, so there is no turn index to follow."
+def _for(texts: str | Mapping[str, str], benchmark: str) -> str:
+    """The text of ``texts`` for ``benchmark``: its own, else the one for any other (``""``)."""
+    return texts if isinstance(texts, str) else texts.get(benchmark, texts.get("", ""))
+
+
+_SINGLE = MappingProxyType(
+    {
+        "": "{benchmark} problems are single questions, so there is no turn index to follow.",
+        "table": "The gold table's problems are single questions, so there is no turn index to follow.",
+    }
+)
 #: What the "operation" of a turn is (the overview and the comparison say it the same way).
 _OPERATION = "The operation is the last step of the gold program; a lookup reads a number from the document."
-_NO_PROGRAMS = "{benchmark} gold answers come without programs, so there is no operation to group {items} by."
+_NO_PROGRAMS = MappingProxyType(
+    {
+        "": "{benchmark} gold answers come without programs, so there is no operation to group {items} by.",
+        "table": "The gold table has no programs, so there is no operation to group {items} by.",
+    }
+)
 
 #: Every section the templates show, by key.
 SECTIONS: Mapping[str, Section] = MappingProxyType(
@@ -189,6 +211,11 @@ SECTIONS: Mapping[str, Section] = MappingProxyType(
                 "interval overlaps the overall figure is not clearly different; a group of fewer than 20 "
                 "problems is marked too small to read. Slices by operation, turn and type-2 conversation need "
                 "gold programs or conversations, which {benchmark} does not have, and are left out.",
+                "table": "Each point is a group's accuracy, its line the 95% interval (resampled by "
+                "record). A group whose interval overlaps the overall figure is not "
+                "clearly different; a group of fewer than 20 {items} is marked too small to read. A slice the gold "
+                "table cannot give is left out: by operation without gold programs, by turn without records of "
+                "several turns.",
             },
         ),
         "propagation": Section(
@@ -207,6 +234,8 @@ SECTIONS: Mapping[str, Section] = MappingProxyType(
                 "gold program's operation; the tables list the wrong turns of each type.",
                 "": "Each wrong problem gets one error type (see the glossary). {benchmark} has no gold programs "
                 "to cross them with, so the tables list the wrong problems of each type.",
+                "table": "Each wrong {item} gets one error type (see the glossary); the tables list the wrong {items} of "
+                "each type.",
             },
         ),
         "flags": Section(
@@ -218,8 +247,13 @@ SECTIONS: Mapping[str, Section] = MappingProxyType(
                 "person to check, not verdicts."
             },
             needs=("flags",),
-            why_not="The data-quality checks read document tables and gold programs, which {benchmark} problems do "
-            "not have, and compare several systems' answers, so with these outputs nothing is flagged.",
+            why_not={
+                "": "The data-quality checks read document tables and gold programs, which {benchmark} problems do "
+                "not have, and compare several systems' answers, so with these outputs nothing is flagged.",
+                "table": "Nothing is flagged here. The data-quality checks read document tables (which a gold table "
+                "does not have) and gold programs, and compare several systems' answers; this table and these outputs "
+                "gave them nothing to flag.",
+            },
         ),
         "drilldown": Section(
             "Drill-down",
@@ -228,9 +262,14 @@ SECTIONS: Mapping[str, Section] = MappingProxyType(
                 "answer, the prediction, the grader's reason and error type, and any data-quality flag."
             },
             needs=("groups",),
-            why_not="No group of failed {items} to open here: {benchmark} has no gold programs to group them by "
-            "operation, no data-quality flag was raised, and the grading policies agree on every failed {item}. "
-            "Every failed {item} is in the error-type tables above.",
+            why_not={
+                "": "No group of failed {items} to open here: {benchmark} has no gold programs to group them by "
+                "operation, no data-quality flag was raised, and the grading policies agree on every failed {item}. "
+                "Every failed {item} is in the error-type tables above.",
+                "table": "No group of failed {items} to open here: the gold table has no programs to group them by "
+                "operation, no data-quality flag was raised, and the grading policies agree on every failed {item}. "
+                "Every failed {item} is in the error-type tables above.",
+            },
         ),
         "cleaning": Section(
             "Before and after cleaning",
@@ -321,9 +360,9 @@ def heading(run: Run, key: str) -> Markdown | None:
     if not _applies(run, section.needs):
         if not section.why_not:
             return None
-        text = section.why_not
+        text = _for(section.why_not, run.gold.benchmark)
     else:
-        text = section.text.get(run.gold.benchmark, section.text.get("", ""))
+        text = _for(section.text, run.gold.benchmark)
     return Markdown(f"## {section.title.format(**words)}\n\n{text.format(**words)}")
 
 
@@ -502,6 +541,8 @@ COMPARE_SECTIONS: Mapping[str, Section] = MappingProxyType(
                 "": "Each system's share of {items} answered correctly, with its 95% interval, one row per system in "
                 "the order given. {benchmark} problems are single questions, so there are no conversation-level "
                 "figures.",
+                "table": "Each system's share of {items} answered correctly, with its 95% interval, one row per system "
+                "in the order given.",
             },
         ),
         "pairs": Section(
@@ -551,6 +592,8 @@ COMPARE_SECTIONS: Mapping[str, Section] = MappingProxyType(
                 "": "Each grading policy's accuracy side by side (see the glossary): a large gap between two policies "
                 "means answers that are right but written another way. {benchmark} gold answers come without "
                 "programs, so wrong {items} are not counted by operation.",
+                "table": "Each grading policy's accuracy side by side (see the glossary): a large gap between two "
+                "policies means answers that are right but written another way.",
             },
         ),
     }
@@ -561,8 +604,9 @@ def compare_title(run: Run) -> Markdown:
     """The 04-compare-systems page's heading (it names the benchmark, :func:`title`) and what it shows."""
     words = _words(run)
     n = len(run.turns["system"].unique())
+    graded_on = " ".join(w for w in (words["benchmark"], words["items"]) if w)  # a plain table names no benchmark
     text = (
-        f"{formats.count(n)} systems graded on the same {words['benchmark']} {words['items']}, listed and paired in "
+        f"{formats.count(n)} systems graded on the same {graded_on}, listed and paired in "
         "the order they were given (file order, then the order within a file). Each pair is compared on the "
         f"{words['items']} both systems answered: how many points apart their accuracies are, with a 95% interval, "
         "and how likely a gap that size is by chance (the McNemar test and the Holm adjustment in the glossary)."
@@ -574,7 +618,7 @@ def compare_heading(run: Run, key: str) -> Markdown | None:
     """A section of the 04-compare-systems page (:data:`COMPARE_SECTIONS`), as :func:`heading` shows one."""
     section = COMPARE_SECTIONS[key]
     words = {**_words(run), "Items": _words(run)["items"].capitalize()}
-    text = section.text.get(run.gold.benchmark, section.text.get("", ""))
+    text = _for(section.text, run.gold.benchmark)
     if not _applies(run, section.needs):
-        text = section.why_not
+        text = _for(section.why_not, run.gold.benchmark)
     return Markdown(f"## {section.title.format(**words)}\n\n{text.format(**words)}")

@@ -51,6 +51,7 @@ from workbench.views.html import Markup, macro, static_text
 from workbench.views.turn_detail import marked_cell as _cell
 from workbench.views.turn_detail import marked_pieces as _segments
 from workbench.widgets.analyst import AnalystName
+from workbench.widgets.queue_end import BACK_AND_UNDO, end_of_queue
 
 if TYPE_CHECKING:
     from workbench.annotations.session import AnnotationSession, TriageItem
@@ -607,16 +608,10 @@ class TriageView:
             else "Model error: only for a system's answer graded wrong (this one is not)"
         )
         if item is None:
-            total, done = self.session.total, self.session.n_done
-            if total == 0:
+            if self.session.total == 0:
                 message = "Nothing to triage: the queue is empty."
-            else:
-                held = self.session.n_held
-                message = (
-                    f"All {total} items done ({done} annotated"
-                    + (f"; {held} open by other analysts" if held else "")
-                    + "). Back (←) shows the last item again; Undo takes back the last save."
-                )
+            else:  # what is annotated and why the rest is still open (workbench.widgets.queue_end)
+                message = f"{end_of_queue(self.session.tally())} {BACK_AND_UNDO}"
             self.item_pane.value = str(macro(_TEMPLATE, "message", _css(), message))
             self.detail_pane.value = ""
             self.document_pane.value = ""

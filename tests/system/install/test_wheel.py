@@ -228,10 +228,12 @@ def _triage_addresses(installed: Installed, work: Path, env: dict[str, str], tim
             assert server.poll() is None, (
                 f"workbench triage exited with {server.returncode}:\n{log.read_text()[-3000:]}"
             )
+            workbench = psutil.Process(server.pid)  # Voila runs as its child (workbench.report.serve)
             return sorted(
                 {
                     f"{c.laddr.ip}:{c.laddr.port}"
-                    for c in psutil.Process(server.pid).net_connections(kind="inet")
+                    for process in (workbench, *workbench.children(recursive=True))
+                    for c in process.net_connections(kind="inet")
                     if c.status == psutil.CONN_LISTEN
                 }
             )

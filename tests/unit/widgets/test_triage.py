@@ -3,6 +3,7 @@ events, then check what the store holds (house style 24)."""
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import re
@@ -221,7 +222,8 @@ def test_skip_and_back_move_without_writing(view: TriageView, store: AnnotationS
     view.on_key(_keydown("ArrowRight"))
     view.on_key(_keydown("s"))
     assert view.session.current() is None
-    assert "All 2 items done (0 annotated)" in view.item_pane.value
+    # the end of the queue says none is annotated and why: both were skipped (not "done")
+    assert _said(view).startswith("End of your queue. Annotated: 0 of 2 items. Still open: 2 you skipped. Back")
     assert view.progress.value == "0 of 2 done · end of the queue"
     view.back()
     view.back()
@@ -255,12 +257,53 @@ def test_an_exhausted_queue_says_all_done(view: TriageView, store: AnnotationSto
     for category in ("sign_inconsistency", "unit_inconsistency"):
         view.select_category(category)
         view.save()
-    assert "All 2 items done (2 annotated)" in view.item_pane.value
+    assert _said(view).startswith("All 2 items are annotated (both by you). Back (←)")
     assert view.progress.value == "2 of 2 done · end of the queue"
     assert view.save_button.disabled and all(b.disabled for b in view.category_buttons.values())
     assert view.document_pane.value == ""
     assert view.save() is None
     assert _annotations(store).height == 2
+
+
+def _said(view: TriageView) -> str:
+    """The item pane's text as a reader sees it (its markup's entities read)."""
+    return html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", "", view.item_pane.value, flags=re.S))
+
+
+def _checks_view(store: AnnotationStore, run: Run, name: str, **options: object) -> TriageView:
+    """A triage of the checks queue for ``name``, its leases its own (as another analyst's kernel)."""
+    session = AnnotationSession.from_checks(store, run, annotator=name, owner=f"kernel-{name}", **options)  # type: ignore[arg-type]
+    return triage.triage(session)
+
+
+def test_the_end_of_the_queue_says_an_item_another_analyst_has_open_is_not_done(
+    store: AnnotationStore, run: Run
+) -> None:
+    bo = _checks_view(store, run, "bo")  # bo has the first item on screen
+    ana = _checks_view(store, run, "ana")
+    assert ana.session.position == 1
+    ana.select_category("mislabel")
+    assert ana.save() is not None
+    line = "End of your queue. Annotated: 1 of 2 items (by you). Still open: 1 on another analyst's screen."
+    assert _said(ana) == f"{line} Back (←) shows the last item again; Undo takes back the last save."
+    # bo saves it: every item is annotated now, one by each analyst
+    bo.select_category("other")
+    assert bo.save() is not None
+    assert _said(bo).startswith("All 2 items are annotated (1 by you, 1 by another analyst). Back (←)")
+
+
+def test_the_end_of_the_queue_says_which_items_wait_for_a_second_analyst(store: AnnotationStore, run: Run) -> None:
+    ana = _checks_view(store, run, "ana", overlap=1.0)  # every item shown to two analysts
+    for category in ("mislabel", "other"):
+        ana.select_category(category)
+        assert ana.save() is not None
+    line = "End of your queue. Annotated: 0 of 2 items. Still open: 2 waiting for another analyst's decision"
+    assert _said(ana).startswith(line)
+    bo = _checks_view(store, run, "bo", overlap=1.0)
+    bo.select_category("mislabel")
+    assert bo.save() is not None
+    bo.skip()
+    assert "Annotated: 1 of 2 items (by you). Still open: 1 you skipped." in _said(bo)  # decided by both, bo too
 
 
 def test_an_active_annotation_fills_the_form(store: AnnotationStore, run: Run) -> None:

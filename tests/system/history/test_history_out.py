@@ -1,0 +1,53 @@
+"""05-history written with ``--out`` into a folder other than its ledger's: each run's link starts from
+the page's own folder without ``-p page_folder=...`` (the runner passes the ``--out`` folder), so every
+link opens that night's report. A folder named explicitly still wins."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.system.history.conftest import nightly
+from workbench.cli import main
+from workbench.pipeline.ledger import LedgerRow, append
+
+
+@pytest.fixture(scope="module")
+def runs(bundled_rows: list[LedgerRow], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A reports folder whose ledger holds 3 nights, each night's rows naming its report in that folder."""
+    folder = tmp_path_factory.mktemp("site") / "runs"
+    folder.mkdir()
+    for index, tonight in enumerate(nightly(bundled_rows, 3, drop_night=0), start=1):
+        report = f"night-{index:02d}.html"
+        (folder / report).write_text(f"<!DOCTYPE html><title>night {index}</title><h1>night {index}</h1>")
+        append(
+            folder / "ledger.sqlite", [dataclasses.replace(r, template="01-overview", report=report) for r in tonight]
+        )
+    return folder
+
+
+def _links(out: Path) -> list[str]:
+    (page,) = [p for p in out.glob("*.html") if p.name != "index.html"]
+    text = page.read_text(encoding="utf-8")
+    table = text[text.index('<table class="wb-table wb-history"') :]
+    return sorted(set(re.findall(r'<a href="([^"]+)"[^>]*>\d+</a>', table[: table.index("</table>")])))
+
+
+def test_the_links_start_from_the_out_folder(runs: Path) -> None:
+    out = runs.parent / "pages" / "history"
+    argv = ["report", "--quiet", "--template", "05-history", "--out", str(out), "-p", f"folder={runs}"]
+    assert main([*argv, "-p", "n_boot=50"]) == 0
+    links = _links(out)
+    assert links == [f"../../runs/night-{i:02d}.html" for i in (1, 2, 3)]
+    assert all((out / link).resolve().is_file() for link in links), links
+
+
+def test_a_page_folder_given_still_decides(runs: Path) -> None:
+    out = runs.parent / "staged"
+    served = runs.parent / "served"
+    argv = ["report", "--quiet", "--template", "05-history", "--out", str(out), "-p", f"folder={runs}"]
+    assert main([*argv, "-p", "n_boot=50", "-p", f"page_folder={served}"]) == 0
+    assert _links(out) == [f"../runs/night-{i:02d}.html" for i in (1, 2, 3)]
