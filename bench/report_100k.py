@@ -39,6 +39,7 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
 from bench.million_distinct_turns import CHECKPOINTS, SEED, build_gsm8k  # noqa: E402
+from workbench.schema import keys_as_text  # noqa: E402
 
 BIN = Path(sys.executable).parent
 COPIES = 10  # 10 x 1,319 problems x 8 checkpoints = 105,520 turns
@@ -55,7 +56,9 @@ def build(folder: Path, copies: int = COPIES) -> list[Path]:
     """One JSON Lines file per checkpoint, each row carrying its gold; their paths, in order."""
     gold, preds = build_gsm8k(copies, np.random.default_rng(SEED))
     carried = preds.drop("question", "gold_answer").join(
-        gold.turns.select("record_id", "turn", "question", "gold_answer"), on=["record_id", "turn"], how="left"
+        keys_as_text(gold.turns.select("record_id", "turn", "question", "gold_answer")),  # the files' keys are text
+        on=["record_id", "turn"],
+        how="left",
     )
     columns = ["record_id", "turn", "question", "predicted_answer", "raw_output", "gold_answer"]
     paths = []

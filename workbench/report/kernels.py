@@ -304,8 +304,10 @@ class _KeptKernel:
         await km.start_kernel(cwd=str(project_root()), extra_arguments=["--HistoryManager.hist_file=:memory:"])
         self.km, self.used, self.connected = km, False, False
         kc = km.client()
-        kc.start_channels()
-        kc.allow_stdin = False
+        # the shell channel only: it queues what the kernel runs first. The others start with
+        # _connect; a heartbeat thread started here and stopped at once (a batch refused before its
+        # first report) could still be making its socket as the client closes, and print a traceback
+        kc.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
         self.kc = kc
         for code in (KEEP_KERNEL_STATE, WARM_IMPORTS):
             kc.execute(code, silent=True, store_history=False, allow_stdin=False)
@@ -313,6 +315,8 @@ class _KeptKernel:
     async def _connect(self) -> None:
         """Wait until the launched kernel answers (after the code queued for it has run), and check
         that it recorded its starting state."""
+        self.kc.start_channels(shell=False, iopub=True, stdin=True, hb=True, control=True)
+        self.kc.allow_stdin = False
         await self.kc.wait_for_ready(timeout=_START_TIMEOUT)
         if not await self._run_silently(_STATE_RECORDED):
             raise ReportError("a report kernel could not record its starting folder and environment")

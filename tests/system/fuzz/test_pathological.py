@@ -120,7 +120,7 @@ def _real_outputs() -> pl.DataFrame:
         for path in RUN_FILES:
             frames.append(attach_record_ids(load_predictions(path), gold))
     outputs = pl.concat(frames, how="vertical_relaxed").filter(pl.col("record_id").is_not_null())
-    return outputs.sort("system", pl.col("record_id").cast(pl.Int64), maintain_order=True).head(BATCH)
+    return outputs.sort("system", pl.col("record_id").cast(pl.String).cast(pl.Int64), maintain_order=True).head(BATCH)
 
 
 def _make_pathological(outputs: pl.DataFrame) -> tuple[pl.DataFrame, list[int], list[dict[str, Any]]]:

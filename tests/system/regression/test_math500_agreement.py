@@ -85,7 +85,7 @@ def test_math500_runs_load_as_published(rho_runs, name: str) -> None:  # type: i
     """The gold is MATH-500's ``answer`` (not the harness's lossy ``gt``), the output ``code[0]``,
     the verdict ``score[0]``; the benchmark is recognised as MATH."""
     run = rho_runs[name]
-    turns = run.turns.sort(pl.col("record_id").cast(pl.Int64))
+    turns = run.turns.sort(pl.col("record_id").cast(pl.String).cast(pl.Int64))
     published = [json.loads(line) for line in RHO_RUNS[name].read_text(encoding="utf-8").splitlines()]
     metrics = json.loads(next(RHO_RUNS[name].parent.glob("*_metrics.json")).read_text(encoding="utf-8"))
     assert turns.height == 500

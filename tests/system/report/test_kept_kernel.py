@@ -129,6 +129,19 @@ def test_a_kept_kernel_reads_the_inputs_ahead_before_its_report(tmp_path: Path) 
     assert found == {"ahead": ["tora"], "taken": True}
 
 
+def test_a_kept_kernel_let_go_before_any_report_says_nothing() -> None:
+    """A batch refused before its first report (a bad template) stops the kernel it started ahead
+    at once: no thread of the kernel's client may print a traceback (one did, in its heartbeat)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from workbench.report.kernels import kept_kernel\nfor _ in range(3):\n    with kept_kernel():\n        pass\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 def test_outside_a_kept_kernel_each_report_has_its_own(probe: Path, tmp_path: Path) -> None:
     first, _ = _run(probe, tmp_path)
     second, _ = _run(probe, tmp_path)

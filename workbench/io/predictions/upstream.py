@@ -83,5 +83,5 @@ def upstream_disagreements_under(
     joined = ours.join(turns.select(*keys, "gold_answer", "upstream_correct"), on=keys, how="inner")
     differ = joined.filter(pl.col("upstream_correct").is_not_null() & (pl.col("upstream_correct") != pl.col("correct")))
     return differ.sort(
-        "system", pl.col("record_id").cast(pl.Int64, strict=False), "record_id", "turn", nulls_last=True
+        "system", pl.col("record_id").cast(pl.String).cast(pl.Int64, strict=False), "record_id", "turn", nulls_last=True
     ).select(UPSTREAM_DISAGREEMENT_COLUMNS)
