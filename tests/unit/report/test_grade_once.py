@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import polars as pl
 import pytest
 
@@ -38,21 +37,6 @@ class _Written:
                 Path(out_dir) / f"{name}.parquet"
             )
         (Path(out_dir) / "summary.json").write_text('{"systems": {}}', encoding="utf-8")
-
-
-@pytest.fixture
-def executed(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """The parameters of every template run; the "executed" notebook is the template itself."""
-    import papermill
-
-    calls: list[dict[str, Any]] = []
-
-    def execute_notebook(source: str, target: str, *, parameters: dict[str, Any], **_: Any) -> None:
-        calls.append({"template": Path(source).stem, **parameters})
-        nbformat.write(nbformat.read(source, as_version=4), target)
-
-    monkeypatch.setattr(papermill, "execute_notebook", execute_notebook)
-    return calls
 
 
 @pytest.fixture

@@ -12,25 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import nbformat
-import pytest
-
 from workbench import cli
-
-
-@pytest.fixture
-def executed(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """The parameters of every template run; the "executed" notebook is the template itself."""
-    import papermill
-
-    calls: list[dict[str, Any]] = []
-
-    def execute_notebook(source: str, target: str, *, parameters: dict[str, Any], **_: Any) -> None:
-        calls.append({"template": Path(source).stem, **parameters})
-        nbformat.write(nbformat.read(source, as_version=4), target)
-
-    monkeypatch.setattr(papermill, "execute_notebook", execute_notebook)
-    return calls
 
 
 def test_the_history_page_is_told_its_out_folder(tmp_path: Path, executed: list[dict[str, Any]]) -> None:
