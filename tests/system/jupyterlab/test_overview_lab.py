@@ -102,7 +102,9 @@ def _chosen(menu: Any) -> str:
 
 def _click_point(page: Any, plot: Any, group: str) -> None:
     """Click the marker of ``group`` (an x category) in a plotly plot (a widget view: on a busy
-    machine the browser may draw it well after the kernel is idle, so the wait is the render's)."""
+    machine the browser may draw it well after the kernel is idle, so the wait is the render's). The
+    plot is brought on screen first, as an analyst scrolls to it before clicking."""
+    plot.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
     plot.locator(".xtick text").first.wait_for(timeout=RENDER_TIMEOUT_MS)
     plot.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
     ticks = plot.locator(".xtick text").all_text_contents()
