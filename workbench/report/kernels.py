@@ -352,7 +352,10 @@ class _KeptKernel:
         try:
             if self.kc is not None:
                 self.kc.stop_channels()
-            await self.km.shutdown_kernel()
+            # a kernel never waited for (launched ahead, let go before a report) is still starting:
+            # asked to shut down then, it prints asyncio's warnings on the report's standard error;
+            # it holds nothing yet, so it is stopped at once
+            await self.km.shutdown_kernel(now=not self.connected)
         finally:
             await self.km.cleanup_resources()
 
