@@ -349,7 +349,8 @@ def _grade_once(
             run = grade_run(config) if reuse is None else grade_run(config, reuse=reuse)
     except (WorkbenchError, OSError):
         return False, (), ()
-    run.write(graded)
+    with contextlib.chdir(project_root()):  # the run's paths are the project root's (the gold's hash is read)
+        run.write(graded)
     done[key] = GradedSet(graded, tuple(run.notes))
     return True, run.notes, run.notes
 
