@@ -12,8 +12,11 @@ Examples
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+#: ``typing`` is not imported (an ``if TYPE_CHECKING`` of its own): the ``workbench`` command imports this
+#: module before its Ctrl-C handler is in place (:mod:`workbench.__main__`), so it imports nothing.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"  # the one source of the version: pyproject.toml, `workbench --version` and CHANGELOG.md follow it
 
@@ -53,8 +56,10 @@ __all__ = ["__version__", *sorted(_EXPORTS), "config", "tables", "plots"]
 
 
 def __getattr__(name: str) -> Any:
+    from importlib import import_module
+
     if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
+        return getattr(import_module(_EXPORTS[name]), name)
     if name in _MODULES:
-        return importlib.import_module(_MODULES[name])
+        return import_module(_MODULES[name])
     raise AttributeError(f"module 'workbench' has no attribute {name!r}")

@@ -38,11 +38,13 @@ __all__ = [
     "notes_html",
 ]
 
-#: Template parameters that name input files, as one path or (``predictions``) a list;
-#: relative ones are taken from the caller's current folder (see :func:`workbench.config.locate`).
-_PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store")
-#: Template parameters that name an output folder: relative ones are in the caller's folder.
-_OUTPUT_PARAMETERS = ("graded_dir",)
+#: Template parameters that name input files or folders, as one path or (``predictions``) a list;
+#: relative ones are taken from the caller's current folder (see :func:`workbench.config.locate`):
+#: 05-history's ``folder`` is the reports folder (or ledger) whose runs it shows.
+_PATH_PARAMETERS = ("dataset", "predictions", "annotations", "store", "folder")
+#: Template parameters that name an output folder: relative ones are in the caller's folder
+#: (05-history's ``page_folder`` is where its page is written, as ``--out`` is).
+_OUTPUT_PARAMETERS = ("graded_dir", "page_folder")
 #: The template parameters that say what the template grades (as :func:`workbench.config.resolve` takes them).
 INPUT_PARAMETERS = ("dataset", "predictions", "systems", "column_map", "benchmark")
 

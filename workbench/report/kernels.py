@@ -5,8 +5,8 @@
   :data:`KERNEL_STARTUP`, and no ``~/.ipython`` made;
 - :func:`import_papermill`: papermill imported without jsonschema's IRI parser (:data:`IRI_PARSER`);
 - :func:`execute`: the template run in that kernel; its notebook is written when it ends (or
-  stops at a failing cell), not after every cell: each write validates the whole notebook, and a
-  page's notebook grows to 4 MB (the error-slices page: 2-3 s of CPU in 76 writes);
+  stops at a failing cell, or its kernel dies), not after every cell: each write validates the whole
+  notebook, and a page's notebook grows to 4 MB (the error-slices page: 2-3 s of CPU in 76 writes);
 - :func:`kept_kernel` and :class:`KernelThreads`: the reports a thread runs one after another
   share one kernel, cleaned between them (:data:`CLEAN_KERNEL`), instead of a kernel each.
 
@@ -23,6 +23,7 @@ dies, lets its kernel go: the next report gets a fresh one.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import queue
 import shutil
@@ -156,17 +157,18 @@ def execute(path: Path, notebook_out: Path, parameters: dict[str, Any], *, progr
     Raises
     ------
     ReportError
-        When a cell fails: the message names the cell and the error; the partly executed notebook is kept.
+        When a cell fails, or the kernel dies: the message names the cell and the error; the partly
+        executed notebook is kept (:func:`_register_engine` writes it when the kernel dies).
     """
     papermill = import_papermill()
     kept: _KeptKernel | None = getattr(_THREAD, "kept", None)
-    options: dict[str, Any] = {}
+    _register_engine()
+    options: dict[str, Any] = {"engine_name": _ENGINE, "partial_notebook": str(notebook_out)}
     if kept is None:
-        options = {"kernel_manager_class": kernel_manager(ipython_dir), "config": kernel_config()}
+        options |= {"kernel_manager_class": kernel_manager(ipython_dir), "config": kernel_config()}
     else:
-        _register_kept_engine()
         # the engine asks the kept kernel for itself (started there, when papermill runs it)
-        options = {"engine_name": _KEPT_ENGINE, "kept_kernel": kept}
+        options["kept_kernel"] = kept
     try:
         return papermill.execute_notebook(
             str(path),
@@ -189,8 +191,16 @@ def execute(path: Path, notebook_out: Path, parameters: dict[str, Any], *, progr
             f"{terminal_text(patterns.ANSI_ESCAPE.sub('', exc.evalue))}. "
             f"The partly executed notebook is {notebook_out}"
         ) from None
+    except _KernelDied as died:
+        if kept is not None:  # the next report starts a fresh one
+            kept.stop()
+        where = f"while running cell {died.cell}" if died.cell is not None else "before its first cell"
+        raise ReportError(
+            f"{path.name}: the kernel died {where} (killed, out of memory, or its process exited). "
+            f"The partly executed notebook is {notebook_out}"
+        ) from None
     except BaseException:
-        if kept is not None:  # a kernel that died or timed out: the next report starts a fresh one
+        if kept is not None:  # a kernel that timed out: the next report starts a fresh one
             kept.stop()
         raise
 
@@ -244,8 +254,8 @@ _STATE_RECORDED = "assert __import__('sys').modules['_workbench_kernel_state']"
 
 #: How long a kept kernel may take to start (as papermill's default), and to clean.
 _START_TIMEOUT = 60.0
-#: The papermill engine that runs a report in a kept kernel (:func:`_register_kept_engine`).
-_KEPT_ENGINE = "workbench-kept-kernel"
+#: The papermill engine that runs every report, in a kept kernel or its own (:func:`_register_engine`).
+_ENGINE = "workbench"
 _THREAD = threading.local()
 
 
@@ -450,21 +460,29 @@ class KernelThreads:
         self.shutdown(wait=True)
 
 
-def _register_kept_engine() -> None:
-    """Register :data:`_KEPT_ENGINE` with papermill: its own nbclient engine, except that the
-    report runs in the kept kernel it is given (``kept_kernel``: its kernel and client, started or
-    cleaned there), which it leaves running."""
+def _register_engine() -> None:
+    """Register :data:`_ENGINE` with papermill: its own nbclient engine, except that
+
+    - the report runs in the kept kernel it is given, if any (``kept_kernel``: its kernel and
+      client, started or cleaned there), which it leaves running;
+    - a kernel that dies leaves the notebook executed so far in ``partial_notebook`` (papermill
+      writes the notebook at the end, or at a failing cell, as :func:`execute` asks it, and not when
+      its kernel dies), the cell it died in marked failed with an error output saying so, and
+      :class:`_KernelDied` is raised; nbclient's own line for it, logged through papermill's logger
+      ("Kernel died while waiting for execute reply."), is dropped (:class:`_SaidByTheRunner`): the
+      runner says it, in the report's one line."""
     papermill = import_papermill()
+    from nbclient.exceptions import DeadKernelError
     from papermill.clientwrap import PapermillNotebookClient
     from papermill.engines import NBClientEngine, papermill_engines
     from papermill.utils import merge_kwargs, remove_args
 
-    if _KEPT_ENGINE in papermill_engines._engines:
+    if _ENGINE in papermill_engines._engines:
         return
 
-    class KeptKernelEngine(NBClientEngine):  # type: ignore[misc]
+    class WorkbenchEngine(NBClientEngine):  # type: ignore[misc]
         @classmethod
-        def execute_managed_notebook(  # as NBClientEngine's, with the client given
+        def execute_managed_notebook(  # as NBClientEngine's, in the kept kernel when given
             cls,
             nb_man: Any,
             kernel_name: str,
@@ -475,22 +493,76 @@ def _register_kept_engine() -> None:
             execution_timeout: float | None = None,
             **kwargs: Any,
         ) -> Any:
-            km, kc = kwargs.pop("kept_kernel").ready()
-            kwargs["km"] = km
-            kwargs = remove_args(["input_path"], **kwargs)
-            safe_kwargs = remove_args(["timeout", "startup_timeout"], **kwargs)
-            final_kwargs = merge_kwargs(
-                safe_kwargs,
-                timeout=execution_timeout if execution_timeout else kwargs.get("timeout"),
-                startup_timeout=start_timeout,
-                kernel_name=kernel_name,
-                log=papermill.log.logger,
-                log_output=log_output,
-                stdout_file=stdout_file,
-                stderr_file=stderr_file,
-            )
-            client = PapermillNotebookClient(nb_man, **final_kwargs)
-            client.kc = kc
-            return client.execute()
+            partial = kwargs.pop("partial_notebook")
+            kept: _KeptKernel | None = kwargs.pop("kept_kernel", None)
+            try:
+                if kept is None:
+                    return super().execute_managed_notebook(
+                        nb_man,
+                        kernel_name,
+                        log_output=log_output,
+                        stdout_file=stdout_file,
+                        stderr_file=stderr_file,
+                        start_timeout=start_timeout,
+                        execution_timeout=execution_timeout,
+                        **kwargs,
+                    )
+                km, kc = kept.ready()
+                kwargs["km"] = km
+                kwargs = remove_args(["input_path"], **kwargs)
+                safe_kwargs = remove_args(["timeout", "startup_timeout"], **kwargs)
+                final_kwargs = merge_kwargs(
+                    safe_kwargs,
+                    timeout=execution_timeout if execution_timeout else kwargs.get("timeout"),
+                    startup_timeout=start_timeout,
+                    kernel_name=kernel_name,
+                    log=papermill.log.logger,
+                    log_output=log_output,
+                    stdout_file=stdout_file,
+                    stderr_file=stderr_file,
+                )
+                client = PapermillNotebookClient(nb_man, **final_kwargs)
+                client.kc = kc
+                return client.execute()
+            except DeadKernelError:
+                nb_man.output_path = partial  # papermill's last save (its notebook_complete, on the way out) writes it
+                raise _KernelDied(_mark_dead_cell(nb_man)) from None
 
-    papermill_engines.register(_KEPT_ENGINE, KeptKernelEngine)
+    papermill_engines.register(_ENGINE, WorkbenchEngine)
+    papermill.log.logger.addFilter(_SaidByTheRunner())
+
+
+class _SaidByTheRunner(logging.Filter):
+    """Drops nbclient's log line for a kernel that died (:func:`execute` says it, with the cell and
+    the partly executed notebook)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Kernel died")
+
+
+class _KernelDied(Exception):
+    """A report's kernel died while running ``cell`` (its number, as :func:`_mark_dead_cell` gives
+    it; ``None`` before the first cell)."""
+
+    def __init__(self, cell: int | None) -> None:
+        super().__init__(cell)
+        self.cell = cell
+
+
+def _mark_dead_cell(nb_man: Any) -> int | None:
+    """Mark the cell a report's kernel died in (the last one papermill started) as failed, with an
+    error output saying so, and return its number: its execution count, else its place among the
+    code cells (``None`` when no cell had started)."""
+    import nbformat
+
+    cells = nb_man.nb.cells
+    started = [i for i, cell in enumerate(cells) if cell.get("metadata", {}).get("papermill", {}).get("start_time")]
+    if not started:
+        return None
+    cell = cells[started[-1]]
+    nb_man.cell_exception(cell, cell_index=started[-1])
+    if cell.cell_type == "code":
+        said = "the kernel died while running this cell (killed, out of memory, or its process exited)"
+        cell.outputs.append(nbformat.v4.new_output("error", ename="DeadKernelError", evalue=said, traceback=[]))
+    code = [c for c in cells[: started[-1] + 1] if c.cell_type == "code"]
+    return cell.get("execution_count") or len(code)

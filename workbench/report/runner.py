@@ -143,8 +143,8 @@ def run_template(
     UsageError
         For an unknown template or parameter (the message lists the known ones).
     ReportError
-        When a cell fails: the message names the cell and the error, and the partly
-        executed notebook is kept.
+        When a cell fails, or the kernel dies: the message names the cell and the error, and the
+        partly executed notebook is kept.
     """
     plan = plan_report(template, parameters=parameters, out_dir=out_dir)
     plan = plan if before is None else replace(plan, before=before)
@@ -220,8 +220,8 @@ def finish_report(plan: ReportPlan, grading: Grading, *, progress: bool = False,
     Raises
     ------
     ReportError
-        When a cell fails: the message names the cell and the error, and the partly
-        executed notebook is kept.
+        When a cell fails, or the kernel dies: the message names the cell and the error, and the
+        partly executed notebook is kept.
     """
     path, params, out, slug, graded = plan.path, plan.params, plan.out, plan.slug, plan.graded
     written, notes, shown_notes = grading.written, grading.notes, grading.shown_notes
@@ -349,7 +349,8 @@ def _grade_once(
             run = grade_run(config) if reuse is None else grade_run(config, reuse=reuse)
     except (WorkbenchError, OSError):
         return False, (), ()
-    run.write(graded)
+    with contextlib.chdir(project_root()):  # the run's paths are the project root's (the gold's hash is read)
+        run.write(graded)
     done[key] = GradedSet(graded, tuple(run.notes))
     return True, run.notes, run.notes
 

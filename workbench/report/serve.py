@@ -8,8 +8,8 @@ own (the terminal's Ctrl-C reaches this process only), passes everything Voila w
 error through until a stop, then asks Voila to stop (SIGTERM, which Voila handles by shutting its
 kernels down), waits for it, and drops the shutdown's messages: the CLI says one line instead
 (:data:`STOPPED`). A second stop does not wait for Voila's shutdown: it ends Voila's process group
-(its kernels end when their parent does). A stop in the first second, while the CLI itself is
-still importing, is Python's own (a KeyboardInterrupt traceback for Ctrl-C).
+(its kernels end when their parent does). A Ctrl-C in the first second, while the CLI itself is
+still importing, is the command's own line (:data:`workbench.__main__.STOPPED`).
 """
 
 from __future__ import annotations

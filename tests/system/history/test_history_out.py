@@ -1,17 +1,22 @@
 """05-history written with ``--out`` into a folder other than its ledger's: each run's link starts from
 the page's own folder without ``-p page_folder=...`` (the runner passes the ``--out`` folder), so every
-link opens that night's report. A folder named explicitly still wins."""
+link opens that night's report. A folder named explicitly still wins. A relative ``-p folder=...`` is the
+caller's (the command run from another folder than the project)."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.system.history.conftest import nightly
+from tests.system.history.conftest import REPO, nightly
 from workbench.cli import main
+from workbench.config import PROJECT_VARIABLE
 from workbench.pipeline.ledger import LedgerRow, append
 
 
@@ -51,3 +56,15 @@ def test_a_page_folder_given_still_decides(runs: Path) -> None:
     argv = ["report", "--quiet", "--template", "05-history", "--out", str(out), "-p", f"folder={runs}"]
     assert main([*argv, "-p", "n_boot=50", "-p", f"page_folder={served}"]) == 0
     assert _links(out) == [f"../runs/night-{i:02d}.html" for i in (1, 2, 3)]
+
+
+def test_relative_folders_from_the_callers_folder(runs: Path) -> None:
+    """``-p folder=runs`` run from the folder that holds ``runs``: the ledger is found (before, the folder
+    was read from the kernel's folder, the project root: "no run ledger here"), and the page lists its runs."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    env.pop(PROJECT_VARIABLE, None)  # the project is the checkout: its folder is not the caller's
+    argv = [sys.executable, "-m", "workbench.cli", "report", "--quiet", "--template", "05-history"]
+    argv += ["--out", "pages/relative", "-p", "folder=runs", "-p", "n_boot=50"]
+    done = subprocess.run(argv, cwd=runs.parent, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _links(runs.parent / "pages" / "relative") == [f"../../runs/night-{i:02d}.html" for i in (1, 2, 3)]

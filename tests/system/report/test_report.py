@@ -212,6 +212,19 @@ def test_cli_report_takes_paths_from_the_callers_folder_and_keeps_semicolons_in_
     print(f"report from another folder: stderr {done.stderr!r}; {summary['systems']['a;b']['n_turns']} turns graded")
 
 
+def test_cli_report_on_the_bundled_gold_from_another_folder(tmp_path: Path) -> None:
+    """System test: ``workbench report`` from a folder other than the project, without ``--dataset`` on
+    outputs of the bundled dev set: the gold is the project's ``data/convfinqa/dev.json``, a path of the
+    project root, where the inputs are graded; writing the graded folder hashed it from the caller's
+    folder, and the report stopped with "data/convfinqa/dev.json: no such file or directory"."""
+    command = [sys.executable, "-m", "workbench", "report", "--quiet", "--predictions", FIXTURE_PARAMS["predictions"]]
+    done = subprocess.run([*command, "--out", "out"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    (summary,) = (tmp_path / "out").glob("*.graded/summary.json")
+    dataset = json.loads(summary.read_text(encoding="utf-8"))["dataset"]
+    assert dataset["path"] == "data/convfinqa/dev.json" and len(dataset["sha256"]) == 64, dataset
+
+
 def test_relative_paths_are_the_callers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Inputs from the caller's folder (else the project root, where the bundled data is);
     output folders always in the caller's folder; list items never split at ';'."""

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from workbench import cli
 
 
@@ -41,3 +43,17 @@ def test_a_template_without_page_folder_is_not_given_one(tmp_path: Path, execute
     assert cli.main(argv) == 0
     (call,) = executed
     assert call["template"] == "01-overview" and "page_folder" not in call
+
+
+def test_relative_folders_are_the_callers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executed: list[dict[str, Any]]
+) -> None:
+    """``-p folder=runs -p page_folder=pages`` from the caller's folder: the kernel runs in the project
+    root, where a relative folder named another place ("no run ledger here"); they are made absolute
+    from the caller's folder when the report is planned, as the input files and ``--out`` are."""
+    (tmp_path / "runs").mkdir()
+    monkeypatch.chdir(tmp_path)
+    argv = ["report", "--quiet", "--template", "05-history", "--out", "out", "-p", "folder=runs"]
+    assert cli.main([*argv, "-p", "page_folder=pages"]) == 0
+    (call,) = executed
+    assert (call["folder"], call["page_folder"]) == (str(tmp_path / "runs"), str(tmp_path / "pages"))
