@@ -113,12 +113,22 @@ _AT_WIDTH = """el => {
 }"""
 
 
+#: What a plotly plot is: its element's width, the width it is laid out at, its x ticks, in the page.
+_STATE = """el => ({
+  element_width: el.clientWidth, laid_out_width: el._fullLayout ? el._fullLayout.width : null,
+  x_ticks: Array.from(el.querySelectorAll('.xtick text')).map(t => t.textContent), in_page: el.isConnected,
+})"""
+
+
 def _laid_out(page: Any, plot: Any, timeout: int = RENDER_TIMEOUT_MS) -> int:
     """Wait until ``plot`` (a linked plot) is laid out at its output's width, its ticks drawn, and
     return that width; its subtitle, if any, starts under its title. On a busy machine the browser
     may draw a widget view well after the kernel is idle, so the wait is the render's."""
     plot.wait_for(state="attached", timeout=timeout)
-    page.wait_for_function(_AT_WIDTH, arg=plot.element_handle(timeout=timeout), timeout=timeout)
+    try:
+        page.wait_for_function(_AT_WIDTH, arg=plot.element_handle(timeout=timeout), timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 - said with what the plot was when the wait ended
+        raise AssertionError(f"the plot was not laid out at its output's width: {plot.evaluate(_STATE)}") from exc
     title, subtitle = plot.locator(".gtitle").first, plot.locator(".gtitle-subtitle")
     if subtitle.count():
         assert subtitle.first.bounding_box()["y"] >= title.bounding_box()["y"] + title.bounding_box()["height"] - 1, (
