@@ -84,6 +84,8 @@ class Lab:
     browser: Any
     outside: list[str] = field(default_factory=list)
     opened: int = 0
+    #: The browser's errors (console errors, uncaught exceptions) of the page last opened.
+    console: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
 
     def trust(self, notebook: str) -> None:
@@ -103,6 +105,9 @@ class Lab:
                 route.abort()
 
         page.route("**/*", route)
+        self.console = []
+        page.on("console", lambda m: self.console.append(f"{m.type}: {m.text[:500]}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.console.append(f"uncaught: {str(e)[:500]}"))
         # a workspace of its own, reset: no tab of an earlier test comes back with its kernel
         self.opened += 1
         url = f"http://127.0.0.1:{self.port}/lab/workspaces/w{self.opened}/tree/{notebook}?reset&token={self.token}"
@@ -130,7 +135,8 @@ class Lab:
             yield page
         except Exception as exc:
             shot(page, f"{name}-failed", always=True)
-            raise AssertionError(f"{exc}\nnotebook errors:\n{self.errors(page)}") from exc
+            console = "\n".join(self.console[-20:]) or "(none)"
+            raise AssertionError(f"{exc}\nnotebook errors:\n{self.errors(page)}\nbrowser errors:\n{console}") from exc
         finally:
             page.close()
 

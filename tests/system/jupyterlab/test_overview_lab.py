@@ -5,6 +5,11 @@ failed-turns grid is sorted by turn, searched for a record id, a row opens the t
 document text, the raw output with two dollar amounts as text), a click on a point of the
 operation plot filters the grid (one line names the filter; a button clears it), and Annotate in
 the panel writes an event, under the template's annotator, into the store the template names.
+
+A linked plot is laid out at its output's width, its subtitle under its title, and again when that
+width changes (the side panel closed, the window narrower): plotly's widget drew it before
+JupyterLab attached the output, at plotly's default 700 px with the subtitle over the title, and
+never again. What the tests wait for is that layout, whatever the machine's load.
 """
 
 from __future__ import annotations
@@ -100,12 +105,59 @@ def _chosen(menu: Any) -> str:
     return str(menu.evaluate("s => s.options[s.selectedIndex].textContent")).replace("\xa0", " ")
 
 
+#: A plotly plot laid out at its element's width (to the pixel), with its x ticks drawn.
+_AT_WIDTH = """el => {
+  const full = el._fullLayout;
+  return !!full && el.clientWidth > 0 && Math.abs(full.width - el.clientWidth) <= 1
+    && el.querySelectorAll('.xtick text').length > 0;
+}"""
+
+
+#: What a plotly plot is: its element's width, the width it is laid out at, its x ticks, in the page.
+_STATE = """el => ({
+  element_width: el.clientWidth, laid_out_width: el._fullLayout ? el._fullLayout.width : null,
+  x_ticks: Array.from(el.querySelectorAll('.xtick text')).map(t => t.textContent), in_page: el.isConnected,
+})"""
+
+
+def _laid_out(page: Any, plot: Any, timeout: int = RENDER_TIMEOUT_MS) -> int:
+    """Wait until ``plot`` (a linked plot) is laid out at its output's width, its ticks drawn, and
+    return that width; its subtitle, if any, starts under its title. On a busy machine the browser
+    may draw a widget view well after the kernel is idle, so the wait is the render's."""
+    plot.wait_for(state="attached", timeout=timeout)
+    try:
+        page.wait_for_function(_AT_WIDTH, arg=plot.element_handle(timeout=timeout), timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 - said with what the plot was when the wait ended
+        raise AssertionError(f"the plot was not laid out at its output's width: {plot.evaluate(_STATE)}") from exc
+    title, subtitle = plot.locator(".gtitle").first, plot.locator(".gtitle-subtitle")
+    if subtitle.count():
+        assert subtitle.first.bounding_box()["y"] >= title.bounding_box()["y"] + title.bounding_box()["height"] - 1, (
+            "the plot's subtitle is drawn over its title"
+        )
+    return int(plot.evaluate("el => el.clientWidth"))
+
+
+def _relaid_out(page: Any, plot: Any, change: Any) -> None:
+    """``change`` the page so that ``plot``'s output changes width; the plot follows it."""
+    before = _laid_out(page, plot)
+    change()
+    page.wait_for_function(
+        "([el, before]) => el.clientWidth > 0 && el.clientWidth !== before",
+        arg=[plot.element_handle(), before],
+        timeout=ACTION_TIMEOUT_MS,
+    )
+    _laid_out(page, plot, ACTION_TIMEOUT_MS)
+
+
+def _toggle_left_panel(page: Any) -> None:
+    """Close (or open again) JupyterLab's left side panel, as a click on its current tab does."""
+    page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab").first.click()
+
+
 def _click_point(page: Any, plot: Any, group: str) -> None:
-    """Click the marker of ``group`` (an x category) in a plotly plot (a widget view: on a busy
-    machine the browser may draw it well after the kernel is idle, so the wait is the render's). The
+    """Click the marker of ``group`` (an x category) in a plotly plot, once it is laid out. The
     plot is brought on screen first, as an analyst scrolls to it before clicking."""
-    plot.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
-    plot.locator(".xtick text").first.wait_for(timeout=RENDER_TIMEOUT_MS)
+    _laid_out(page, plot)
     plot.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
     ticks = plot.locator(".xtick text").all_text_contents()
     assert group in ticks, ticks
@@ -183,8 +235,19 @@ def test_error_slices_drilldown_grid(lab: Lab, tmp_path: Path) -> None:
         assert turns == sorted(turns)
         shot(page, "lab-02-2-sorted")
 
-        # the operation plot filters this grid too
+        # the operation plot fills its output, and follows it when the side panel closes and opens,
+        # and when the window narrows and widens again
         plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text="Accuracy by operation")).first
+        _laid_out(page, plot)
+        plot.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
+        shot(page, "lab-02-3-plot")
+        _relaid_out(page, plot, lambda: _toggle_left_panel(page))
+        shot(page, "lab-02-3-plot-wider")
+        _relaid_out(page, plot, lambda: _toggle_left_panel(page))
+        _relaid_out(page, plot, lambda: page.set_viewport_size({"width": 1000, "height": 800}))
+        _relaid_out(page, plot, lambda: page.set_viewport_size({"width": 1280, "height": 800}))
+
+        # the operation plot filters this grid too
         _click_point(page, plot, "divide")
         grid.locator(".wb-grid-filter").get_by_text("where operation is divide").wait_for(timeout=ACTION_TIMEOUT_MS)
         assert _chosen(menu).startswith("divide (")
