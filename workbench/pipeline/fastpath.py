@@ -132,12 +132,17 @@ def _on(
     frame: pl.DataFrame, where: pl.Expr, columns: dict[str, pl.Expr], dtypes: dict[str, pl.DataType]
 ) -> pl.DataFrame:
     """``frame`` with ``columns`` computed on the rows ``where`` holds (null elsewhere): a costly
-    regex runs only on the outputs it can change."""
-    part = frame.filter(where)
+    regex runs only on the outputs it can change. The rows' values are put back in place by
+    position (each row's place among them), not by a join."""
+    held = where.fill_null(False)
+    at = frame.select(pl.when(held).then(held.cast(pl.UInt32).cum_sum() - 1)).to_series()
+    part = frame.filter(at.is_not_null())
     if part.is_empty():
         return frame.with_columns(*[pl.lit(None, dtypes[name]).alias(name) for name in columns])
-    found = part.select("_row", *[expr.cast(dtypes[name]).alias(name) for name, expr in columns.items()])
-    return frame.join(found, on="_row", how="left", maintain_order="left")
+    found = (  # lazily: an expression the columns share (the text after the last number) is computed once
+        part.lazy().select(*[expr.cast(dtypes[name]).alias(name) for name, expr in columns.items()]).collect()
+    )
+    return frame.with_columns(found.get_column(name).gather(at) for name in columns)
 
 
 def _last_marker(raw: pl.Expr, pattern: str, group: int) -> tuple[pl.Expr, pl.Expr]:
