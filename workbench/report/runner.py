@@ -343,14 +343,14 @@ def _grade_once(
             pairs = zip(graded_paths(graded).values(), graded_paths(earlier.folder).values(), strict=True)
             write_atomic_set([(target, _copier(source)) for target, source in pairs])
         return True, (), earlier.notes
-    try:
-        with contextlib.chdir(project_root()), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            run = grade_run(config) if reuse is None else grade_run(config, reuse=reuse)
-    except (WorkbenchError, OSError):
-        return False, (), ()
-    with contextlib.chdir(project_root()):  # the run's paths are the project root's (the gold's hash is read)
-        run.write(graded)
+    with contextlib.chdir(project_root()):  # graded and written there: the run's paths are the project root's
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                run = grade_run(config) if reuse is None else grade_run(config, reuse=reuse)
+        except (WorkbenchError, OSError):
+            return False, (), ()
+        run.write(graded)  # an OSError here is the caller's: the folder cannot be written
     done[key] = GradedSet(graded, tuple(run.notes))
     return True, run.notes, run.notes
 
